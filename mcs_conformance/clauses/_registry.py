@@ -1,0 +1,94 @@
+"""The clause registry: every property the kit checks, with a stable id the reports cite.
+
+A clause is data (id, level, meaning, what a failure means, the typical bug behind it) plus
+two functions: `applies(subject)` (does it concern this strategy?) and `check(subject)`
+(run the property; raise `ClauseFailure` with the shrunk case when it does not hold).
+Any other exception from `check` means the strategy under test raised: an *errored* verdict.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+LEVELS = ("MUST", "SHOULD")
+
+
+@dataclass
+class Subject:
+    """The extraction strategy under certification and what the clauses need around it.
+
+    `strategy` is an instance; `make()` builds a fresh one (stateful clauses use it);
+    `target` is how the user named it (`pkg:Obj`), for reproduce commands; `wire` is the
+    `Wire` that generates its streams (None when the kit knows no wire for it).
+    """
+
+    strategy: Any
+    target: str
+    wire: Any
+    make: Callable[[], Any]
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.strategy, "name", type(self.strategy).__name__))
+
+    @property
+    def codec(self) -> Any:
+        return getattr(self.strategy, "codec", None)
+
+    @property
+    def is_text(self) -> bool:
+        return self.codec is not None
+
+
+class ClauseFailure(AssertionError):
+    """Raised by a clause's check when the property does not hold for a (shrunk) case.
+
+    `case` is the counterexample (a `Case`, or a dict describing it) that reports print.
+    """
+
+    def __init__(self, clause_id: str, reason: str, case: Any = None):
+        self.clause_id = clause_id
+        self.reason = reason
+        self.case = case
+        super().__init__(f"[{clause_id}] {reason}")
+
+
+@dataclass(frozen=True)
+class Clause:
+    id: str
+    level: str
+    meaning: str
+    failure_means: str
+    typical_bug: str
+    applies: Callable[[Subject], bool]
+    check: Callable[[Subject], None] = field(compare=False)
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"clause {self.id}: level must be one of {LEVELS}")
+
+    def fail(self, reason: str, case: Any = None) -> ClauseFailure:
+        """The exception to raise from `check`: `raise clause.fail(...)`."""
+        return ClauseFailure(self.id, reason, case)
+
+
+CLAUSES: dict[str, Clause] = {}
+
+
+def clause(id: str, *, level: str, meaning: str, failure_means: str, typical_bug: str,
+           applies: Callable[[Subject], bool]) -> Callable[[Callable[[Subject], None]], Clause]:
+    """Decorator registering `check` as the clause `id`; ids are unique."""
+
+    def register(check: Callable[[Subject], None]) -> Clause:
+        if id in CLAUSES:
+            raise ValueError(f"clause id {id!r} registered twice")
+        made = Clause(id, level, meaning, failure_means, typical_bug, applies, check)
+        CLAUSES[id] = made
+        return made
+
+    return register
+
+
+def applicable(subject: Subject) -> list[Clause]:
+    """The registered clauses that concern `subject`, in catalogue order."""
+    return [c for c in CLAUSES.values() if c.applies(subject)]

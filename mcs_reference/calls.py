@@ -1,0 +1,63 @@
+"""The value types a driver works with: calls found in a message, and calls it has run."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ExtractedCall:
+    """One tool call found in a message.
+
+    A call whose arguments are not a JSON object keeps `arguments == {}`, sets `error`, and
+    keeps the text in `raw_arguments`: it is reported, never dropped and never executed.
+    """
+
+    name: str
+    arguments: dict = field(default_factory=dict)
+    id: str | None = None
+    error: str | None = None
+    raw_arguments: str | None = None
+
+
+@dataclass
+class ToolCallRecord:
+    """A call after the driver handled it: its result, or why it failed."""
+
+    name: str
+    arguments: dict
+    result: Any = None
+    error: str | None = None
+    tool_call_id: str | None = None
+
+
+def call_from_json_text(name: str, text: str, id: str | None = None) -> ExtractedCall:
+    """Build a call from an arguments JSON text; anything but a JSON object is an error call.
+
+    Empty text means no arguments (`{}`): providers send `""` for a call without parameters.
+    Hostile input (deep nesting, huge numbers) becomes an error call instead of a crash.
+    """
+    if text == "" or text.isspace():
+        return ExtractedCall(name=name, arguments={}, id=id)
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        return ExtractedCall(name, {}, id, f"arguments are not valid JSON: {reason}", text)
+    if not isinstance(value, dict):
+        kind = type(value).__name__
+        return ExtractedCall(name, {}, id, f"arguments must be a JSON object, got {kind}", text)
+    return ExtractedCall(name=name, arguments=value, id=id)
+
+
+def call_from_object(name: str, value: Any, id: str | None = None) -> ExtractedCall:
+    """Build a call from an already-parsed arguments value (Anthropic `input`, Ollama)."""
+    if value is None:
+        return ExtractedCall(name=name, arguments={}, id=id)
+    if isinstance(value, dict):
+        return ExtractedCall(name=name, arguments=value, id=id)
+    if isinstance(value, str):
+        return call_from_json_text(name, value, id)
+    kind = type(value).__name__
+    return ExtractedCall(name, {}, id, f"arguments must be an object, got {kind}", repr(value))

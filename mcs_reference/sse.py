@@ -1,0 +1,106 @@
+"""Turn a recorded or live HTTP body (SSE or NDJSON bytes) into chunks for the buffer.
+
+SSE: `data:` lines (several join with newlines), `event:`/`id:`/`retry:` fields in any
+order, `:` comments, CRLF or LF, `data: [DONE]` (the end, not a chunk). NDJSON: one JSON
+value per line (Ollama, and recordings stored without their SSE framing).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Iterator
+
+from .errors import MalformedChunk
+
+_SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
+
+
+class BodyDecoder:
+    """Incremental decoder: `feed(bytes)` returns the chunks completed so far; `close()` ends."""
+
+    def __init__(self, *, format: str | None = None):
+        if format not in (None, "sse", "ndjson"):
+            raise ValueError(f"format must be 'sse', 'ndjson' or None (detect), got {format!r}")
+        self.format = format
+        self._tail = b""
+        self._data: list[str] = []
+        self._events = 0
+        self._line = 0
+        self.done = False
+
+    def feed(self, data: bytes) -> list[Any]:
+        """Decode what `data` completes; keep a partial last line for the next call."""
+        lines = (self._tail + data).split(b"\n")
+        self._tail = lines.pop()
+        out: list[Any] = []
+        for raw in lines:
+            self._take_line(raw, out)
+        return out
+
+    def close(self) -> list[Any]:
+        """Flush the last line and any event not followed by a blank line."""
+        out: list[Any] = []
+        if self._tail:
+            self._take_line(self._tail, out)
+            self._tail = b""
+        self._flush(out)
+        return out
+
+    def _take_line(self, raw: bytes, out: list[Any]) -> None:
+        self._line += 1
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as exc:
+            raise MalformedChunk(f"line {self._line} is not UTF-8 ({exc})", index=self._events)
+        if self.format is None:
+            if not line.strip():
+                return
+            self.format = "sse" if line.lstrip().startswith(_SSE_FIELDS) else "ndjson"
+        if self.format == "ndjson":
+            if line.strip():
+                out.append(self._parse(line, self._line))
+            return
+        if not line.strip():
+            self._flush(out)
+        elif line.startswith("data:"):
+            value = line[5:]
+            self._data.append(value[1:] if value.startswith(" ") else value)
+        # event:, id:, retry: and comments carry nothing a strategy needs: the JSON says it all
+
+    def _flush(self, out: list[Any]) -> None:
+        if not self._data:
+            return
+        text = "\n".join(self._data)
+        self._data = []
+        if text.strip() == "[DONE]":
+            self.done = True
+            return
+        out.append(self._parse(text, self._line))
+
+    def _parse(self, text: str, line: int) -> Any:
+        index = self._events
+        self._events += 1
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            raise MalformedChunk(
+                f"event ending on line {line} is not JSON ({exc}): {shown!r}",
+                index=index,
+                expected="one JSON object per SSE event or NDJSON line",
+            ) from None
+
+
+def decode_body(body: bytes | str | Iterable[bytes], *, format: str | None = None) -> list[Any]:
+    """All chunks of a whole HTTP body (bytes, text, or an iterable of byte pieces)."""
+    return list(iter_chunks(body, format=format))
+
+
+def iter_chunks(body: bytes | str | Iterable[bytes], *, format: str | None = None) -> Iterator[Any]:
+    """Chunks of an HTTP body as they complete; pass a live `iter_bytes()` to stream."""
+    decoder = BodyDecoder(format=format)
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    pieces = [body] if isinstance(body, (bytes, bytearray)) else body
+    for piece in pieces:
+        yield from decoder.feed(bytes(piece))
+    yield from decoder.close()
