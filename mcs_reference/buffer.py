@@ -65,7 +65,8 @@ class LLMStreamBuffer:
         self._acc: Any = None
         self._count = 0
         self._done = False
-        self._pending: list[str] = []
+        self._deltas: list[str] = []  # every display delta, in order
+        self._shown = 0  # how many of them pop_display has handed out
         self._held = False
         self.error: StreamError | None = None
         self.scratch: dict = {}  # per-driver incremental state, keyed by the driver's choice
@@ -105,7 +106,7 @@ class LLMStreamBuffer:
             self.error = error
             raise error from exc
         if delta:
-            self._pending.append(delta)
+            self._deltas.append(delta)
         return delta
 
     def _resolve(self, chunk: Any, index: int) -> Any:
@@ -171,11 +172,16 @@ class LLMStreamBuffer:
 
     def pop_display(self) -> str:
         """Text not yet shown; "" while held. Popped text is never returned again."""
-        if self._held or not self._pending:
+        if self._held or self._shown == len(self._deltas):
             return ""
-        text = "".join(self._pending)
-        self._pending.clear()
+        text = "".join(self._deltas[self._shown:])
+        self._shown = len(self._deltas)
         return text
+
+    def deltas_since(self, position: int) -> tuple[list[str], int]:
+        """Display deltas added after `position` and the new position: lets a driver scan
+        only what is new on each round instead of the whole text so far."""
+        return self._deltas[position:], len(self._deltas)
 
     def __repr__(self) -> str:
         wire = getattr(self.strategy, "name", None) or "unresolved"

@@ -21,7 +21,9 @@ class Case:
     `message` is the `stream=false` message (what `as_dict()` must equal at the end);
     `chunks` the stream; `done_at` the index of the wire's terminal chunk (chunks after it
     are trailing: usage-only, pings); `calls` and `text` what extraction must find;
-    `response` the whole `stream=false` body where the wire has one beyond the message.
+    `response` the whole `stream=false` body where the wire has one beyond the message;
+    `deltas` the visible text as the plain string deltas a text-only stream would carry
+    (the text wire: what a `TextStrategy` is fed directly).
     """
 
     wire: str
@@ -31,6 +33,7 @@ class Case:
     calls: list[ExtractedCall]
     text: str
     response: dict | None = None
+    deltas: list | None = None
 
     def summary(self) -> str:
         """Short one-line description for failure reports."""

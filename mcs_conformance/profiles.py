@@ -1,0 +1,27 @@
+"""Hypothesis profiles of the kit: `dev` (fast), `ci` (derandomized, no deadline), `thorough`."""
+from __future__ import annotations
+
+from hypothesis import HealthCheck, settings
+
+PROFILES = ("dev", "ci", "thorough")
+DEFAULT = "dev"
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+settings.register_profile(
+    "mcs-dev", max_examples=40, deadline=None, suppress_health_check=_QUIET, print_blob=True
+)
+settings.register_profile(
+    "mcs-ci", max_examples=100, deadline=None, derandomize=True,
+    suppress_health_check=_QUIET, print_blob=True, database=None,
+)
+settings.register_profile(
+    "mcs-thorough", max_examples=1000, deadline=None, suppress_health_check=_QUIET,
+    print_blob=True,
+)
+
+
+def profile_settings(profile: str) -> settings:
+    """The Hypothesis settings object for a kit profile name."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    return settings.get_profile(f"mcs-{profile}")

@@ -1,0 +1,42 @@
+"""The package's JSON Schemas (wire chunks and messages, history, corpus and report formats).
+
+Data formats are schemas first; code validates against them with cached validators.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+__all__ = ["ValidationError", "errors", "load", "validate", "validator"]
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> dict:
+    """The schema file `name` (e.g. "openai-chat.chunk.json") shipped in the package."""
+    text = resources.files("mcs_conformance").joinpath("schemas", name).read_text("utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=None)
+def validator(name: str) -> Draft202012Validator:
+    schema = load(name)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def validate(instance: Any, name: str) -> None:
+    """Raise `ValidationError` (naming the failing path) unless `instance` fits schema `name`."""
+    validator(name).validate(instance)
+
+
+def errors(instance: Any, name: str) -> list[str]:
+    """Readable validation errors, `path: message`, empty when valid."""
+    return [
+        f"{'/'.join(str(p) for p in err.absolute_path) or '<root>'}: {err.message}"
+        for err in validator(name).iter_errors(instance)
+    ]
