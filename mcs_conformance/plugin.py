@@ -1,1 +1,53 @@
-"""pytest plugin (being written)."""
+"""The pytest plugin (`pytest11` entry point): `pytest --mcs-strategy=pkg:Obj` certifies a strategy.
+
+Hooks only; each hands off to `settings` (options), `items` (one item per clause) or the
+corpus runner. Without `--mcs-strategy` or `--mcs-corpus` the plugin stays silent.
+"""
+from __future__ import annotations
+
+import hypothesis
+import pytest
+
+from .settings import SETTINGS_KEY, add_options, resolve
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    settings = resolve(config)
+    config.stash[SETTINGS_KEY] = settings
+    if not settings.active:
+        return
+    from .session import wires_for
+
+    wires_for(settings)  # a strategy with no wire fails now, as a usage error
+    hypothesis.settings.load_profile(f"mcs-{settings.profile}")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None or not settings.active:
+        return []
+    names = ", ".join(s.target for s in settings.strategies)
+    return [f"mcs-conformance: certifying {names} (profile {settings.profile}, seed {settings.seed})",
+            f"mcs-conformance: rerun with: {settings.rerun_command()}"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is not None and settings.active:
+        from .session import clause_items
+
+        items.extend(clause_items(session, settings))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # pytest-xdist: every worker uses the controller's seed
+    settings = node.config.stash.get(SETTINGS_KEY, None)
+    if settings is not None:
+        node.workerinput["mcs_seed"] = settings.seed

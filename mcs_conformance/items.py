@@ -1,0 +1,149 @@
+"""One pytest item per (strategy, clause): runs the clause and reports it as the kit's users read it.
+
+A clause failure shows the clause id, the shrunk case and a command that reproduces it; a
+strategy that raises or hangs is reported as *errored* against the clause and never stops
+the run. The verdict also goes into `user_properties`, which survive pytest-xdist, so
+`certify` reads verdicts from ordinary test reports.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import traceback
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import hypothesis.core
+import pytest
+
+from .clauses import Clause, ClauseFailure, Subject
+from .targets import LoadedStrategy
+
+MAX_SHOWN = 2000  # characters of one JSON value shown in a failure
+
+
+class ClauseTimeout(BaseException):
+    """Raised inside a hung clause; a BaseException so neither Hypothesis nor the strategy
+    under test can swallow it."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the block after `seconds` (main thread on POSIX; elsewhere no limit)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise ClauseTimeout(f"no result after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def shown(value: Any) -> str:
+    """Compact JSON of a value for a report, cut when huge."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def case_record(case: Any) -> Any:
+    """A JSON-able view of a counterexample (a wire `Case` or whatever the clause passed)."""
+    if case is None:
+        return None
+    if hasattr(case, "chunks") and hasattr(case, "message"):
+        return {
+            "wire": case.wire,
+            "message": case.message,
+            "chunks": case.chunks,
+            "calls": [vars(call) for call in case.calls],
+        }
+    return json.loads(json.dumps(case, default=repr))
+
+
+def describe_case(case: Any) -> list[str]:
+    record = case_record(case)
+    if record is None:
+        return []
+    if not (isinstance(record, dict) and "chunks" in record):
+        return ["counterexample:", f"  {shown(record)}"]
+    lines = ["shrunk counterexample:", f"  message: {shown(record['message'])}",
+             f"  chunks ({len(record['chunks'])}):"]
+    lines += [f"    [{i}] {shown(chunk)}" for i, chunk in enumerate(record["chunks"])]
+    return lines
+
+
+class ClauseItem(pytest.Item):
+    """Run one clause against one strategy."""
+
+    def __init__(self, *, clause: Clause, loaded: LoadedStrategy, wire: Any, settings: Any, **kw: Any):
+        super().__init__(**kw)
+        self.clause = clause
+        self.loaded = loaded
+        self.wire = wire
+        self.mcs = settings
+        self.user_properties.append(("mcs_clause", clause.id))
+        self.user_properties.append(("mcs_target", loaded.target))
+
+    def subject(self) -> Subject:
+        return Subject(strategy=self.loaded.strategy, target=self.loaded.target,
+                       wire=self.wire, make=self.loaded.make)
+
+    def reproduce(self) -> str:
+        return self.mcs.rerun_command(self.loaded.target, self.clause.id)
+
+    def runtest(self) -> None:
+        subject = self.subject()
+        if not self.clause.applies(subject):
+            self.user_properties.append(("mcs_verdict", "skipped"))
+            pytest.skip(f"{self.clause.id} does not apply to {subject.name}")
+        previous_seed = hypothesis.core.global_force_seed
+        hypothesis.core.global_force_seed = self.mcs.seed
+        try:
+            with time_limit(self.mcs.timeout):
+                self.clause.check(subject)
+        except ClauseFailure as failure:
+            self._verdict("failed", failure.reason, case_record(failure.case))
+            raise
+        except ClauseTimeout as hung:
+            self._verdict("errored", f"the strategy hung: {hung}", None)
+            raise
+        except Exception as exc:
+            self._verdict("errored", f"the strategy raised {type(exc).__name__}: {exc}", None)
+            raise
+        finally:
+            hypothesis.core.global_force_seed = previous_seed
+        self.user_properties.append(("mcs_verdict", "passed"))
+
+    def _verdict(self, verdict: str, reason: str, case: Any) -> None:
+        self.user_properties += [("mcs_verdict", verdict), ("mcs_reason", reason),
+                                 ("mcs_case", case), ("mcs_reproduce", self.reproduce())]
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        clause = self.clause
+        lines = [f"[{clause.level} {clause.id}] {clause.meaning}",
+                 f"strategy: {self.loaded.target} ({self.subject().name})"]
+        error = excinfo.value
+        if isinstance(error, ClauseFailure):
+            lines.append(f"failed: {error.reason}")
+            lines += describe_case(error.case)
+        elif isinstance(error, ClauseTimeout):
+            lines.append(f"errored: the strategy hung ({error}); raise --mcs-timeout if it is only slow")
+        else:
+            lines.append(f"errored: the strategy raised {type(error).__name__}: {error}")
+            lines += ["", *traceback.format_exception(error, limit=-6)]
+        notes = [n for n in getattr(error, "__notes__", []) if "reproduce_failure" in n or "Falsifying" in n]
+        lines += [""] + notes if notes else []
+        lines += ["", f"what this means: {clause.failure_means}", f"typical bug: {clause.typical_bug}",
+                  f"reproduce: {self.reproduce()}"]
+        return "\n".join(line.rstrip("\n") for line in lines)
+
+    def reportinfo(self) -> tuple[str, int | None, str]:
+        return f"mcs[{self.loaded.target}]", None, f"{self.loaded.target} :: {self.clause.id}"

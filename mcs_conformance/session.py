@@ -1,0 +1,39 @@
+"""Turn resolved settings into the run: each strategy's wire, then one item per clause."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .clauses import CLAUSES
+from .items import ClauseItem
+from .settings import McsSettings
+from .wires import wire_for_strategy
+
+
+def wires_for(settings: McsSettings) -> list[Any]:
+    """The wire of every strategy, in order; a strategy the kit has no wire for is a usage error."""
+    wires = []
+    for loaded in settings.strategies:
+        wire = settings.wire or wire_for_strategy(loaded.strategy)
+        if wire is None:
+            name = getattr(loaded.strategy, "name", "?")
+            raise pytest.UsageError(
+                f"--mcs-strategy={loaded.target}: no built-in wire for a strategy named {name!r}; "
+                "pass --mcs-wire=NAME or --mcs-wire=pkg:Obj"
+            )
+        wires.append(wire)
+    return wires
+
+
+def clause_items(session: pytest.Session, settings: McsSettings) -> list[ClauseItem]:
+    """Every (strategy, clause) pair, in catalogue order; `--mcs-clause` narrows the clauses."""
+    chosen = [CLAUSES[c] for c in settings.clauses] if settings.clauses else list(CLAUSES.values())
+    items = []
+    for loaded, wire in zip(settings.strategies, wires_for(settings)):
+        for clause in chosen:
+            items.append(ClauseItem.from_parent(
+                session, name=f"mcs[{loaded.target}]::{clause.id}",
+                clause=clause, loaded=loaded, wire=wire, settings=settings,
+            ))
+    return items

@@ -1,0 +1,132 @@
+"""The plugin's options, resolved once into one `McsSettings` kept in `config.stash`.
+
+Every option has the `--mcs-` prefix and converts its value with `type=`, so a bad value
+fails while pytest parses options, with one line that says what is wrong.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+from .profiles import DEFAULT, PROFILES
+from .targets import LoadedStrategy, TargetError, load_strategy, load_wire
+
+SETTINGS_KEY = pytest.StashKey["McsSettings"]()
+
+
+def _converter(load: Callable[[str], Any]) -> Callable[[str], Any]:
+    def convert(value: str) -> Any:
+        try:
+            return load(value)
+        except TargetError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = load.__name__
+    return convert
+
+
+def _clause_id(value: str) -> str:
+    from .clauses import CLAUSES  # importing the package registers the catalogue
+
+    if value not in CLAUSES:
+        raise argparse.ArgumentTypeError(
+            f"--mcs-clause={value}: no such clause; see `mcs-conformance clauses` for the catalogue"
+        )
+    return value
+
+
+def _seed(value: str) -> int:
+    try:
+        return int(value, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--mcs-seed={value}: expected an integer") from None
+
+
+def _timeout(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"--mcs-timeout={value}: expected a positive number of seconds")
+    return seconds
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mcs-conformance", "certify streaming tool-call extraction strategies")
+    group.addoption("--mcs-strategy", action="append", default=[], dest="mcs_strategy",
+                    type=_converter(load_strategy), metavar="PKG:OBJ",
+                    help="extraction strategy to certify (instance, class or factory); repeatable")
+    group.addoption("--mcs-wire", dest="mcs_wire", default=None, type=_converter(load_wire),
+                    metavar="NAME|PKG:OBJ",
+                    help="wire that generates the strategy's streams (default: from its name)")
+    group.addoption("--mcs-profile", dest="mcs_profile", default=DEFAULT, choices=PROFILES,
+                    help="Hypothesis profile: dev (fast), ci (derandomized), thorough")
+    group.addoption("--mcs-clause", action="append", default=[], dest="mcs_clause",
+                    type=_clause_id, metavar="ID", help="run only this clause; repeatable")
+    group.addoption("--mcs-seed", dest="mcs_seed", default=None, type=_seed,
+                    help="random seed for the generators (printed in the header)")
+    group.addoption("--mcs-timeout", dest="mcs_timeout", default=300.0, type=_timeout,
+                    metavar="SECONDS", help="a clause running longer is reported as errored (hung)")
+
+
+@dataclass(frozen=True)
+class McsSettings:
+    """What the user asked for, resolved once."""
+
+    strategies: tuple[LoadedStrategy, ...]
+    wire: Any
+    wire_spec: str | None
+    profile: str
+    seed: int
+    clauses: tuple[str, ...]
+    timeout: float
+
+    @property
+    def active(self) -> bool:
+        return bool(self.strategies)
+
+    def rerun_command(self, target: str | None = None, clause: str | None = None) -> str:
+        """The command that repeats this run (one strategy and clause when given)."""
+        targets = [target] if target else [s.target for s in self.strategies]
+        parts = ["pytest"] + [f"--mcs-strategy={t}" for t in targets]
+        if self.wire_spec:
+            parts.append(f"--mcs-wire={self.wire_spec}")
+        if clause:
+            parts.append(f"--mcs-clause={clause}")
+        parts += [f"--mcs-profile={self.profile}", f"--mcs-seed={self.seed}"]
+        return " ".join(parts)
+
+
+def _raw_option(config: pytest.Config, name: str) -> str | None:
+    """The text the user typed for an option (for the rerun command)."""
+    args = list(config.invocation_params.args)
+    for position, arg in enumerate(args):
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+        if arg == name and position + 1 < len(args):
+            return args[position + 1]
+    return None
+
+
+def resolve(config: pytest.Config) -> McsSettings:
+    """Build the settings from parsed options; the seed comes from xdist's controller if any."""
+    seed = config.getoption("mcs_seed")
+    worker_input = getattr(config, "workerinput", None)
+    if seed is None and worker_input is not None:
+        seed = worker_input.get("mcs_seed")
+    if seed is None:
+        seed = random.Random().getrandbits(32)
+    return McsSettings(
+        strategies=tuple(config.getoption("mcs_strategy")),
+        wire=config.getoption("mcs_wire"),
+        wire_spec=_raw_option(config, "--mcs-wire"),
+        profile=config.getoption("mcs_profile"),
+        seed=seed,
+        clauses=tuple(config.getoption("mcs_clause")),
+        timeout=config.getoption("mcs_timeout"),
+    )
