@@ -1,0 +1,170 @@
+"""`mcs-conformance certify`: run the clause catalogue on one strategy and build its `Report`.
+
+The run is an ordinary pytest session driven by the kit's own plugin (so certify and
+`pytest --mcs-strategy` can never disagree); a small collector turns the test reports,
+which carry each clause's verdict in `user_properties`, into report lines.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from contextlib import redirect_stdout
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, TextIO
+
+import hypothesis
+import pytest
+
+from . import schema
+from .clauses import CLAUSES
+from .render import badge, junit_xml, summary_markdown
+from .report import ClauseResult, Header, Report
+from .targets import TargetError, load_strategy, load_wire
+from .wires import wire_for_strategy
+
+
+class UsageProblem(ValueError):
+    """Raised for anything the user must fix before a certification can run (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    target: str
+    wire: str | None = None
+    profile: str = "ci"
+    seed: int = 0
+    baseline: Path | None = None
+    jobs: int | None = None
+
+
+def read_baseline(path: Path) -> tuple[str, ...]:
+    """The clause ids a baseline file accepts as failing; unknown ids are a usage problem."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise UsageProblem(f"--baseline {path}: cannot read it ({exc.strerror})") from None
+    except ValueError as exc:
+        raise UsageProblem(f"--baseline {path}: not JSON ({exc})") from None
+    problems = schema.errors(data, "baseline.json")
+    if problems:
+        raise UsageProblem(f"--baseline {path}: {problems[0]}; expected {{\"expected_failures\": [clause ids]}}")
+    unknown = [c for c in data["expected_failures"] if c not in CLAUSES]
+    if unknown:
+        raise UsageProblem(f"--baseline {path}: unknown clause id(s) {', '.join(unknown)}")
+    return tuple(data["expected_failures"])
+
+
+def check_request(request: Request) -> tuple[Any, Any]:
+    """Load the target and its wire now, so a bad one is one line and exit 2, not a test run."""
+    try:
+        loaded = load_strategy(request.target)
+        wire = load_wire(request.wire) if request.wire else wire_for_strategy(loaded.strategy)
+    except TargetError as exc:
+        raise UsageProblem(str(exc)) from None
+    if wire is None:
+        name = getattr(loaded.strategy, "name", "?")
+        raise UsageProblem(
+            f"{request.target}: no built-in wire for a strategy named {name!r}; pass --wire NAME|pkg:Obj"
+        )
+    return loaded, wire
+
+
+class _Collector:
+    """pytest plugin object: one `ClauseResult` per clause item, with progress on a terminal."""
+
+    def __init__(self, progress: TextIO | None):
+        self.results: dict[str, ClauseResult] = {}
+        self.progress = progress
+        self.total = 0
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.total = len(session.items)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        clause_id = props.get("mcs_clause")
+        if clause_id is None or report.when != "call" and report.passed:
+            return
+        if report.when != "call" and clause_id in self.results:
+            return
+        verdict = props.get("mcs_verdict") or ("errored" if report.failed else report.outcome)
+        reason = props.get("mcs_reason")
+        if verdict == "skipped" and reason is None and isinstance(report.longrepr, tuple):
+            reason = report.longrepr[2].removeprefix("Skipped: ")
+        clause = CLAUSES[clause_id]
+        self.results[clause_id] = ClauseResult(
+            clause=clause_id, level=clause.level, meaning=clause.meaning, verdict=verdict,
+            seconds=report.duration, reason=reason, counterexample=props.get("mcs_case"),
+            reproduce=props.get("mcs_reproduce"),
+        )
+        if self.progress is not None:
+            done = len(self.results)
+            self.progress.write(f"[{done}/{self.total}] {clause_id}: {verdict}\n")
+            self.progress.flush()
+
+
+def run(request: Request, *, progress: TextIO | None = None) -> Report:
+    """Certify `request.target`; returns the report (writes nothing)."""
+    loaded, wire = check_request(request)
+    baseline = read_baseline(request.baseline) if request.baseline else None
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    collector = _Collector(progress)
+    with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:
+        Path(empty, "pytest.ini").write_text("[pytest]\n", "utf-8")
+        args = [empty, "-c", str(Path(empty, "pytest.ini")), "--rootdir", empty,
+                "-p", "no:cacheprovider", "-q", f"--mcs-strategy={request.target}",
+                f"--mcs-profile={request.profile}", f"--mcs-seed={request.seed}"]
+        if request.wire:
+            args.append(f"--mcs-wire={request.wire}")
+        if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+            args += ["-p", "mcs_conformance.plugin"]
+        if request.jobs:
+            args += ["-n", str(request.jobs)]
+        clock = time.perf_counter()
+        with redirect_stdout(io.StringIO()) as output:
+            code = pytest.main(args, plugins=[collector])
+        seconds = time.perf_counter() - clock
+    if code not in (0, 1) or not collector.results:
+        raise RuntimeError(f"the certification run ended with pytest exit status {code}:\n{output.getvalue()[-3000:]}")
+    accepted = set(baseline or ())
+    results = tuple(
+        ClauseResult(**{**vars(r), "expected_failure": r.bad and r.clause in accepted})
+        for r in (collector.results[c] for c in CLAUSES if c in collector.results)
+    )
+    header = Header(
+        target=request.target, strategy=str(getattr(loaded.strategy, "name", "?")), wire=wire.name,
+        profile=request.profile, seed=request.seed, started=started,
+        version=version("mcs-conformance"), python=platform.python_version(),
+        hypothesis=hypothesis.__version__, platform=platform.platform(terse=True), baseline=baseline,
+    )
+    return Report(header, results, seconds)
+
+
+def write(report: Report, out: Path) -> dict[str, Path]:
+    """Write the four report files into `out`; the jsonl is validated line by line first."""
+    out.mkdir(parents=True, exist_ok=True)
+    lines = report.serialized()
+    files = {
+        "report.jsonl": "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines),
+        "summary.md": summary_markdown(report),
+        "junit.xml": junit_xml(report),
+        "badge.json": json.dumps(badge(report), indent=2) + "\n",
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = out / name
+        paths[name].write_text(text, "utf-8")
+    return paths
+
+
+def progress_stream() -> TextIO | None:
+    """Progress goes to a terminal only; CI logs stay quiet."""
+    return sys.stderr if sys.stderr.isatty() else None

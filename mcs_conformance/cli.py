@@ -1,0 +1,85 @@
+"""The `mcs-conformance` command: `certify`, `clauses`, and `record`.
+
+Exit status: 0 certified (or done), 1 refused, 2 usage error (one line on stderr).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+from .profiles import PROFILES
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcs-conformance",
+        description="Certify streaming tool-call extraction strategies.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    certify = commands.add_parser(
+        "certify", help="run the clause catalogue on a strategy and write a report",
+        description="Run every clause on TARGET and write report.jsonl, summary.md, junit.xml "
+                    "and badge.json into --out. Exit 0 certified, 1 refused, 2 usage error.")
+    certify.add_argument("target", metavar="TARGET",
+                         help="the strategy, pkg.module:Obj (instance, class or factory)")
+    certify.add_argument("--wire", help="wire name or pkg:Obj (default: from the strategy's name)")
+    certify.add_argument("--profile", choices=PROFILES, default="ci", help="Hypothesis profile (default: ci)")
+    certify.add_argument("--baseline", type=Path, help='JSON file {"expected_failures": [clause ids]}')
+    certify.add_argument("--out", type=Path, default=Path("mcs-report"), help="report folder (default: mcs-report)")
+    certify.add_argument("--seed", type=int, default=None, help="generator seed (default: random, recorded)")
+    certify.add_argument("--jobs", "-n", type=int, default=None,
+                         help="spread clauses over this many processes (needs pytest-xdist)")
+
+    commands.add_parser("clauses", help="print the clause catalogue as Markdown")
+
+    record = commands.add_parser(
+        "record", help="turn a captured HTTP body into a corpus entry",
+        description="Read a captured SSE or NDJSON body (a file, or - for standard input), "
+                    "check it replays, detect its wire, and write it into a corpus folder.")
+    record.add_argument("body", help="the captured body file, or - for standard input")
+    record.add_argument("--corpus", type=Path, default=Path("corpora"), help="corpus root (default: corpora)")
+    record.add_argument("--name", help="file name stem (default: derived from the input)")
+    record.add_argument("--source", help="where the capture came from (metadata sidecar)")
+    record.add_argument("--shows", help="what the stream shows (metadata sidecar)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "clauses":
+        from .catalogue import catalogue_markdown
+
+        sys.stdout.write(catalogue_markdown())
+        return 0
+    if args.command == "record":
+        from .recorder import record_command
+
+        return record_command(args)
+    return _certify(args)
+
+
+def _certify(args: argparse.Namespace) -> int:
+    from .certify import Request, UsageProblem, progress_stream, run, write
+
+    seed = args.seed if args.seed is not None else random.Random().getrandbits(32)
+    request = Request(target=args.target, wire=args.wire, profile=args.profile, seed=seed,
+                      baseline=args.baseline, jobs=args.jobs)
+    try:
+        report = run(request, progress=progress_stream())
+    except UsageProblem as exc:
+        print(f"mcs-conformance certify: error: {exc}", file=sys.stderr)
+        return 2
+    write(report, args.out)
+    word = "certified" if report.certified else "refused"
+    print(f"{args.target}: {word} {report.score} (report in {args.out})")
+    for clause_id in report.unexpected:
+        print(f"  unexpected failure: {clause_id}")
+    for clause_id in report.stale_baseline:
+        print(f"  stale baseline: {clause_id} now passes; remove it from {args.baseline}")
+    return 0 if report.certified else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,151 @@
+"""The certification report as data: no I/O here (rendering lives in `render`, running in `certify`).
+
+`Report.serialized()` gives the lines of `report.jsonl`; `Report.from_serialized(lines)`
+reads them back, validating each against `schemas/report.json`. Each way a report can be
+malformed has its own exception.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable
+
+from . import schema
+
+VERDICTS = ("passed", "failed", "errored", "skipped")
+
+
+class ReportError(ValueError):
+    """Raised when report lines cannot be read back into a `Report`."""
+
+
+class InvalidLine(ReportError):
+    """Raised when one line does not fit `schemas/report.json`; names the line."""
+
+
+class MissingHeader(ReportError):
+    """Raised when the first line is not the header."""
+
+
+class MissingFooter(ReportError):
+    """Raised when the last line is not the footer, or it disagrees with the clause lines."""
+
+
+@dataclass(frozen=True)
+class Header:
+    target: str
+    strategy: str
+    wire: str
+    profile: str
+    seed: int
+    started: str
+    version: str
+    python: str
+    hypothesis: str
+    platform: str = ""
+    baseline: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ClauseResult:
+    clause: str
+    level: str
+    meaning: str
+    verdict: str
+    seconds: float = 0.0
+    reason: str | None = None
+    counterexample: Any = None
+    reproduce: str | None = None
+    expected_failure: bool = False
+
+    @property
+    def bad(self) -> bool:
+        return self.verdict in ("failed", "errored")
+
+
+@dataclass(frozen=True)
+class Report:
+    header: Header
+    results: tuple[ClauseResult, ...]
+    seconds: float = 0.0
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for r in self.results if r.verdict == verdict)
+
+    @property
+    def score(self) -> str:
+        """Passed over applicable (not skipped) clauses, e.g. "19/20"."""
+        return f"{self.count('passed')}/{len(self.results) - self.count('skipped')}"
+
+    @property
+    def baseline(self) -> tuple[str, ...]:
+        return self.header.baseline or ()
+
+    @property
+    def unexpected(self) -> list[str]:
+        """Failed or errored clauses the baseline does not accept."""
+        return [r.clause for r in self.results if r.bad and r.clause not in self.baseline]
+
+    @property
+    def stale_baseline(self) -> list[str]:
+        """Clauses the baseline expects to fail that now pass: the baseline must be updated."""
+        passed = {r.clause for r in self.results if r.verdict == "passed"}
+        return [c for c in self.baseline if c in passed]
+
+    @property
+    def certified(self) -> bool:
+        return not self.unexpected and not self.stale_baseline
+
+    def footer(self) -> dict:
+        return {
+            "kind": "footer", **{v: self.count(v) for v in VERDICTS}, "score": self.score,
+            "certified": self.certified, "unexpected": self.unexpected,
+            "stale_baseline": self.stale_baseline, "seconds": round(self.seconds, 3),
+        }
+
+    def serialized(self) -> list[dict]:
+        """The lines of `report.jsonl`, each valid against `schemas/report.json`."""
+        header = {"kind": "header", "tool": "mcs-conformance", **asdict(self.header)}
+        if header["baseline"] is not None:
+            header["baseline"] = list(header["baseline"])
+        lines = [header]
+        for result in self.results:
+            line = {"kind": "clause", **{k: v for k, v in asdict(result).items() if v is not None}}
+            line["seconds"] = round(result.seconds, 3)
+            if not result.expected_failure:
+                del line["expected_failure"]
+            lines.append(line)
+        lines.append(self.footer())
+        for number, line in enumerate(lines, 1):
+            _check(line, number)
+        return lines
+
+    @classmethod
+    def from_serialized(cls, lines: Iterable[dict]) -> "Report":
+        lines = list(lines)
+        for number, line in enumerate(lines, 1):
+            _check(line, number)
+        if not lines or lines[0].get("kind") != "header":
+            raise MissingHeader("report line 1 must be the header (\"kind\": \"header\")")
+        if len(lines) < 2 or lines[-1].get("kind") != "footer":
+            raise MissingFooter("the last report line must be the footer (\"kind\": \"footer\")")
+        head = {k: v for k, v in lines[0].items() if k not in ("kind", "tool")}
+        if head.get("baseline") is not None:
+            head["baseline"] = tuple(head["baseline"])
+        results = []
+        for number, line in enumerate(lines[1:-1], 2):
+            if line.get("kind") != "clause":
+                raise InvalidLine(f"report line {number}: expected a clause line, got {line.get('kind')!r}")
+            results.append(ClauseResult(**{k: v for k, v in line.items() if k != "kind"}))
+        report = cls(Header(**head), tuple(results), lines[-1]["seconds"])
+        footer = lines[-1]
+        if {k: footer[k] for k in VERDICTS + ("score", "certified")} != {
+            k: report.footer()[k] for k in VERDICTS + ("score", "certified")
+        }:
+            raise MissingFooter("the footer's counts do not match the clause lines")
+        return report
+
+
+def _check(line: Any, number: int) -> None:
+    problems = schema.errors(line, "report.json")
+    if problems:
+        raise InvalidLine(f"report line {number}: {problems[0]}")
