@@ -1,0 +1,243 @@
+"""Benchmarks of the reference against its peers, printed as ratios measured in one run.
+
+    python benchmarks/run.py            # the full table (a few minutes)
+    python benchmarks/run.py --quick    # growth ratios only; exit 1 if any is above 2
+
+Absolute times mean little on a shared machine; every figure here is a ratio of two
+timings taken in the same run, each the best of several repeats.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import streams  # noqa: E402
+
+from mcs_reference import BaseDriver, LLMStreamBuffer, default_chain  # noqa: E402
+
+TARGETS = {"floor": 1.5, "sdk@1000": 10.0, "sdk@10000": 30.0, "growth": 1.3}
+
+
+def best_of(repeats: int, run: Callable[[], object]) -> float:
+    """Best wall time of `repeats` runs, with the collector off while timing."""
+    best = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            run()
+            best = min(best, time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return best
+
+
+def feed(texts: list[str], *, driver: BaseDriver | None = None) -> LLMStreamBuffer:
+    """What a streaming client does: parse each chunk, add it, optionally ask the driver."""
+    loads = json.loads
+    buf = LLMStreamBuffer(default_chain())
+    add = buf.add
+    if driver is None:
+        for text in texts:
+            add(loads(text))
+    else:
+        process = driver.process_llm_response
+        for text in texts:
+            add(loads(text))
+            process(buf)
+    buf.close()
+    return buf
+
+
+def loads_only(texts: list[str]) -> None:
+    loads = json.loads
+    for text in texts:
+        loads(text)
+
+
+def floor_ratio(wire: str, n: int = 1000) -> float:
+    texts = streams.WIRES[wire](n)
+    floor = best_of(7, lambda: loads_only(texts))
+    ours = best_of(7, lambda: feed(texts))
+    return ours / floor
+
+
+def window_costs(texts: list[str], windows: list[range], driver: bool) -> list[float]:
+    """Time each window of chunks inside one stream, feeding the chunks between untimed.
+
+    Comparing a window late in a long stream with an early one asks exactly "does a chunk
+    cost more when much came before?", with the same chunk sizes and the same process state.
+    """
+    loads = json.loads
+    buf = LLMStreamBuffer(default_chain())
+    process = BaseDriver(tools={"write_file": lambda **kw: "ok"}).process_llm_response if driver else None
+    costs, position = [], 0
+    gc.disable()
+    try:
+        for window in windows:
+            for text in texts[position:window.start]:
+                buf.add(loads(text))
+                if process:
+                    process(buf)
+            start = time.perf_counter()
+            for text in texts[window.start:window.stop]:
+                buf.add(loads(text))
+                if process:
+                    process(buf)
+            costs.append((time.perf_counter() - start) / len(window))
+            position = window.stop
+    finally:
+        gc.enable()
+    return costs
+
+
+def growth(wire: str, *, driver: bool, small: int = 100, large: int = 10_000, repeats: int = 9) -> float:
+    """Per-chunk cost around chunk `large` over per-chunk cost in the first `small` chunks.
+
+    Both windows stay clear of the first chunk (wire resolution) and of the last ones (the
+    end of the stream, where the driver extracts once, in time linear in the message).
+    """
+    texts = streams.WIRES[wire](large)
+    early, late = range(1, 1 + small), range(large - 2 * small, large - small)
+    best_early = best_late = float("inf")
+    for _ in range(repeats):
+        cost_early, cost_late = window_costs(texts, [early, late], driver)
+        best_early, best_late = min(best_early, cost_early), min(best_late, cost_late)
+    return best_late / best_early
+
+
+def sdk_openai(texts: list[str]) -> None:
+    from openai._models import construct_type
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    state = ChatCompletionStreamState()
+    for text in texts:
+        state.handle_chunk(construct_type(type_=ChatCompletionChunk, value=json.loads(text)))
+    state.get_final_completion()
+
+
+def sdk_anthropic(texts: list[str]) -> None:
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    snapshot, buffers = None, {}
+    for text in texts:
+        snapshot = accumulate_event(event=json.loads(text), current_snapshot=snapshot, json_bufs=buffers)
+
+
+def sdk_speedup(wire: str, sdk: Callable[[list[str]], None], n: int) -> float:
+    texts = streams.WIRES[wire](n)
+    repeats = 3 if n <= 1000 else 1
+    return best_of(repeats, lambda: sdk(texts)) / best_of(repeats, lambda: feed(texts))
+
+
+def memory_ratio(wire: str, n: int = 10_000) -> float:
+    texts = streams.WIRES[wire](n)
+    tracemalloc.start()
+    buf = feed(texts)
+    message = buf.as_dict()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / len(json.dumps(message))
+
+
+def kit_speed() -> list[tuple[str, float, int]]:
+    """Certify every bundled strategy at the ci profile; seconds and examples per target."""
+    from hypothesis.internal.observability import add_observability_callback, remove_observability_callback
+
+    from mcs_conformance.certify import Request, run
+
+    rows = []
+    for target in BUNDLED:
+        count = [0]
+
+        def seen(observation: object, count: list = count) -> None:
+            if getattr(observation, "type", None) == "test_case" or (
+                    isinstance(observation, dict) and observation.get("type") == "test_case"):
+                count[0] += 1
+
+        add_observability_callback(seen)
+        try:
+            start = time.perf_counter()
+            report = run(Request(target=target, profile="ci", seed=0))
+            seconds = time.perf_counter() - start
+        finally:
+            remove_observability_callback(seen)
+        if not report.certified:
+            raise SystemExit(f"{target} is not certified: {report.unexpected}")
+        rows.append((target, seconds, count[0]))
+    return rows
+
+
+BUNDLED = [
+    "mcs_reference:OpenAIChatStrategy",
+    "mcs_reference:OpenAIResponsesStrategy",
+    "mcs_reference:AnthropicMessagesStrategy",
+    "mcs_reference:OllamaChatStrategy",
+    "mcs_reference.text:json_text_strategy",
+    "mcs_reference.text:hermes_text_strategy",
+]
+
+
+def row(figure: str, value: float, target: str, ok: bool) -> str:
+    return f"| {figure} | {value:,.2f} | {target} | {'yes' if ok else 'NO'} |"
+
+
+def growth_rows(limit: float) -> tuple[list[str], bool]:
+    lines, all_ok = [], True
+    for wire in streams.WIRES:
+        for driver in (False, True):
+            ratio = growth(wire, driver=driver)
+            ok = ratio <= limit
+            all_ok &= ok
+            who = "buffer + driver" if driver else "buffer"
+            lines.append(row(f"growth 10 000 / 100 chunks, {wire}, {who}", ratio, f"<= {limit}", ok))
+    return lines, all_ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="growth ratios only, failing above 2 (CI)")
+    parser.add_argument("--no-kit", action="store_true", help="skip the kit's certification timing")
+    args = parser.parse_args(argv)
+    header = ["| figure | value | target | met |", "| --- | ---: | --- | --- |"]
+    if args.quick:
+        lines, ok = growth_rows(2.0)
+        print("\n".join(header + lines))
+        return 0 if ok else 1
+    lines = []
+    for wire in streams.WIRES:
+        ratio = floor_ratio(wire)
+        lines.append(row(f"cost per chunk over json.loads, {wire}", ratio, "<= 1.5", ratio <= 1.5))
+    for n, target in ((1000, 10.0), (10_000, 30.0)):
+        for wire, sdk, name in (("openai-chat", sdk_openai, "openai ChatCompletionStreamState"),
+                                ("anthropic-messages", sdk_anthropic, "anthropic accumulate_event")):
+            speed = sdk_speedup(wire, sdk, n)
+            lines.append(row(f"speed over {name}, {n:,} chunks", speed, f">= {target:g}", speed >= target))
+    more, _ = growth_rows(1.3)
+    lines += more
+    for wire in ("openai-chat", "anthropic-messages", "openai-responses"):
+        ratio = memory_ratio(wire)
+        lines.append(row(f"peak memory over message size, {wire}, 1 MB", ratio, "<= 4", ratio <= 4))
+    if not args.no_kit:
+        total = 0.0
+        for target, seconds, examples in kit_speed():
+            total += seconds
+            lines.append(row(f"certify {target} (ci): examples per second ({examples} examples)",
+                             examples / seconds, "report", True))
+        lines.append(row("certify every bundled strategy (ci), seconds in all", total, "< 120", total < 120))
+    print("\n".join(header + lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
