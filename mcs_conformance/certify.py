@@ -6,6 +6,7 @@ which carry each clause's verdict in `user_properties`, into report lines.
 """
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -26,7 +27,7 @@ import pytest
 from . import schema
 from .clauses import CLAUSES
 from .render import badge, junit_xml, summary_markdown
-from .report import ClauseResult, Header, Report
+from .report import VERDICTS, ClauseResult, Header, Report
 from .targets import TargetError, load_strategy, load_wire
 from .wires import wire_for_strategy
 
@@ -43,6 +44,7 @@ class Request:
     seed: int = 0
     baseline: Path | None = None
     jobs: int | None = None
+    clauses: tuple[str, ...] = ()  # narrow the run to these clause ids (all when empty)
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -64,6 +66,13 @@ def read_baseline(path: Path) -> tuple[str, ...]:
 
 def check_request(request: Request) -> tuple[Any, Any]:
     """Load the target and its wire now, so a bad one is one line and exit 2, not a test run."""
+    unknown = [c for c in request.clauses if c not in CLAUSES]
+    if unknown:
+        raise UsageProblem(f"--clause {unknown[0]}: no such clause; see `mcs-conformance clauses`")
+    if request.seed < 0:
+        raise UsageProblem(f"--seed {request.seed}: expected a non-negative integer")
+    if request.jobs and importlib.util.find_spec("xdist") is None:
+        raise UsageProblem("--jobs needs pytest-xdist: pip install pytest-xdist")
     try:
         loaded = load_strategy(request.target)
         wire = load_wire(request.wire) if request.wire else wire_for_strategy(loaded.strategy)
@@ -80,9 +89,10 @@ def check_request(request: Request) -> tuple[Any, Any]:
 class _Collector:
     """pytest plugin object: one `ClauseResult` per clause item, with progress on a terminal."""
 
-    def __init__(self, progress: TextIO | None):
+    def __init__(self, progress: TextIO | None, rerun: str):
         self.results: dict[str, ClauseResult] = {}
         self.progress = progress
+        self.rerun = rerun  # the reproduce command when the item could not say (setup errors)
         self.total = 0
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -99,15 +109,22 @@ class _Collector:
         reason = props.get("mcs_reason")
         if verdict == "skipped" and reason is None and isinstance(report.longrepr, tuple):
             reason = report.longrepr[2].removeprefix("Skipped: ")
+        if verdict == "errored" and reason is None:  # it broke outside the clause's own check
+            last = (report.longreprtext.strip().splitlines() or ["no details"])[-1]
+            reason = f"the run broke during {report.when}: {last}"
+        reproduce = props.get("mcs_reproduce")
+        if verdict in ("failed", "errored") and reproduce is None:
+            reproduce = f"{self.rerun} --mcs-clause={clause_id}"
         clause = CLAUSES[clause_id]
         self.results[clause_id] = ClauseResult(
             clause=clause_id, level=clause.level, meaning=clause.meaning, verdict=verdict,
             seconds=report.duration, reason=reason, counterexample=props.get("mcs_case"),
-            reproduce=props.get("mcs_reproduce"),
+            reproduce=reproduce,
         )
         if self.progress is not None:
-            done = len(self.results)
-            self.progress.write(f"[{done}/{self.total}] {clause_id}: {verdict}\n")
+            counts = {v: sum(r.verdict == v for r in self.results.values()) for v in VERDICTS}
+            tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+            self.progress.write(f"[{len(self.results)}/{self.total}] {clause_id}: {verdict} ({tally})\n")
             self.progress.flush()
 
 
@@ -116,21 +133,31 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     loaded, wire = check_request(request)
     baseline = read_baseline(request.baseline) if request.baseline else None
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    collector = _Collector(progress)
+    options = [f"--mcs-strategy={request.target}", f"--mcs-profile={request.profile}",
+               f"--mcs-seed={request.seed}"]
+    if request.wire:
+        options.append(f"--mcs-wire={request.wire}")
+    collector = _Collector(progress, "pytest " + " ".join(options))
+    if progress is not None:
+        count = len(request.clauses or CLAUSES)
+        progress.write(f"certifying {request.target} on wire {wire.name}: {count} clauses, "
+                       f"profile {request.profile}, seed {request.seed}\n")
+    profile = hypothesis.settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:
         Path(empty, "pytest.ini").write_text("[pytest]\n", "utf-8")
         args = [empty, "-c", str(Path(empty, "pytest.ini")), "--rootdir", empty,
-                "-p", "no:cacheprovider", "-q", f"--mcs-strategy={request.target}",
-                f"--mcs-profile={request.profile}", f"--mcs-seed={request.seed}"]
-        if request.wire:
-            args.append(f"--mcs-wire={request.wire}")
+                "-p", "no:cacheprovider", "-q", *options]
+        args += [f"--mcs-clause={c}" for c in request.clauses]
         if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
             args += ["-p", "mcs_conformance.plugin"]
         if request.jobs:
             args += ["-n", str(request.jobs)]
         clock = time.perf_counter()
-        with redirect_stdout(io.StringIO()) as output:
-            code = pytest.main(args, plugins=[collector])
+        try:
+            with redirect_stdout(io.StringIO()) as output:
+                code = pytest.main(args, plugins=[collector])
+        finally:  # the plugin loads its profile globally; leave the caller's as it was
+            hypothesis.settings.load_profile(profile)
         seconds = time.perf_counter() - clock
     if code not in (0, 1) or not collector.results:
         raise RuntimeError(f"the certification run ended with pytest exit status {code}:\n{output.getvalue()[-3000:]}")
@@ -144,6 +171,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         profile=request.profile, seed=request.seed, started=started,
         version=version("mcs-conformance"), python=platform.python_version(),
         hypothesis=hypothesis.__version__, platform=platform.platform(terse=True), baseline=baseline,
+        clauses=tuple(request.clauses) or None,
     )
     return Report(header, results, seconds)
 
@@ -161,7 +189,8 @@ def write(report: Report, out: Path) -> dict[str, Path]:
     paths = {}
     for name, text in files.items():
         paths[name] = out / name
-        paths[name].write_text(text, "utf-8")
+        # A lone surrogate in a counterexample becomes a `\\udXXX` escape: valid JSON, valid UTF-8.
+        paths[name].write_bytes(text.encode("utf-8", "backslashreplace"))
     return paths
 
 

@@ -31,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
     certify.add_argument("--seed", type=int, default=None, help="generator seed (default: random, recorded)")
     certify.add_argument("--jobs", "-n", type=int, default=None,
                          help="spread clauses over this many processes (needs pytest-xdist)")
+    certify.add_argument("--clause", action="append", default=[], metavar="ID",
+                         help="run only this clause (repeatable); the report records the narrowing")
 
     commands.add_parser("clauses", help="print the clause catalogue as Markdown")
 
@@ -65,13 +67,19 @@ def _certify(args: argparse.Namespace) -> int:
 
     seed = args.seed if args.seed is not None else random.Random().getrandbits(32)
     request = Request(target=args.target, wire=args.wire, profile=args.profile, seed=seed,
-                      baseline=args.baseline, jobs=args.jobs)
+                      baseline=args.baseline, jobs=args.jobs,
+                      clauses=tuple(dict.fromkeys(args.clause)))
     try:
+        if args.out.exists() and not args.out.is_dir():
+            raise UsageProblem(f"--out {args.out}: exists and is not a folder")
         report = run(request, progress=progress_stream())
+        try:
+            write(report, args.out)
+        except OSError as exc:
+            raise UsageProblem(f"--out {args.out}: cannot write the report ({exc.strerror})") from None
     except UsageProblem as exc:
         print(f"mcs-conformance certify: error: {exc}", file=sys.stderr)
         return 2
-    write(report, args.out)
     word = "certified" if report.certified else "refused"
     print(f"{args.target}: {word} {report.score} (report in {args.out})")
     for clause_id in report.unexpected:

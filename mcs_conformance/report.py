@@ -6,6 +6,7 @@ malformed has its own exception.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
@@ -27,7 +28,15 @@ class MissingHeader(ReportError):
 
 
 class MissingFooter(ReportError):
-    """Raised when the last line is not the footer, or it disagrees with the clause lines."""
+    """Raised when the last line is not the footer."""
+
+
+class FooterMismatch(ReportError):
+    """Raised when the footer's counts, score or verdict disagree with the clause lines."""
+
+
+class DuplicateClause(ReportError):
+    """Raised when two clause lines carry the same clause id."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,7 @@ class Header:
     hypothesis: str
     platform: str = ""
     baseline: tuple[str, ...] | None = None
+    clauses: tuple[str, ...] | None = None  # the clauses run when narrowed, None for all
 
 
 @dataclass(frozen=True)
@@ -105,12 +115,15 @@ class Report:
     def serialized(self) -> list[dict]:
         """The lines of `report.jsonl`, each valid against `schemas/report.json`."""
         header = {"kind": "header", "tool": "mcs-conformance", **asdict(self.header)}
-        if header["baseline"] is not None:
-            header["baseline"] = list(header["baseline"])
+        for key in ("baseline", "clauses"):
+            if header[key] is not None:
+                header[key] = list(header[key])
         lines = [header]
         for result in self.results:
             line = {"kind": "clause", **{k: v for k, v in asdict(result).items() if v is not None}}
             line["seconds"] = round(result.seconds, 3)
+            if result.verdict == "failed":  # a failure always shows its case, null if none
+                line["counterexample"] = result.counterexample
             if not result.expected_failure:
                 del line["expected_failure"]
             lines.append(line)
@@ -120,7 +133,19 @@ class Report:
         return lines
 
     @classmethod
+    def from_jsonl(cls, text: str) -> "Report":
+        """Read the text of a `report.jsonl`; a line that is not JSON is an `InvalidLine`."""
+        lines = []
+        for number, raw in enumerate(text.splitlines(), 1):
+            try:
+                lines.append(json.loads(raw))
+            except ValueError as exc:
+                raise InvalidLine(f"report line {number}: not JSON ({exc})") from None
+        return cls.from_serialized(lines)
+
+    @classmethod
     def from_serialized(cls, lines: Iterable[dict]) -> "Report":
+        """The report whose `serialized()` lines these are; raises a `ReportError` subclass."""
         lines = list(lines)
         for number, line in enumerate(lines, 1):
             _check(line, number)
@@ -129,19 +154,22 @@ class Report:
         if len(lines) < 2 or lines[-1].get("kind") != "footer":
             raise MissingFooter("the last report line must be the footer (\"kind\": \"footer\")")
         head = {k: v for k, v in lines[0].items() if k not in ("kind", "tool")}
-        if head.get("baseline") is not None:
-            head["baseline"] = tuple(head["baseline"])
-        results = []
+        for key in ("baseline", "clauses"):
+            if head.get(key) is not None:
+                head[key] = tuple(head[key])
+        results, seen = [], set()
         for number, line in enumerate(lines[1:-1], 2):
-            if line.get("kind") != "clause":
-                raise InvalidLine(f"report line {number}: expected a clause line, got {line.get('kind')!r}")
+            if line["kind"] != "clause":
+                raise InvalidLine(f"report line {number}: expected a clause line, got {line['kind']!r}")
+            if line["clause"] in seen:
+                raise DuplicateClause(f"report line {number}: clause {line['clause']} reported twice")
+            seen.add(line["clause"])
             results.append(ClauseResult(**{k: v for k, v in line.items() if k != "kind"}))
         report = cls(Header(**head), tuple(results), lines[-1]["seconds"])
-        footer = lines[-1]
-        if {k: footer[k] for k in VERDICTS + ("score", "certified")} != {
-            k: report.footer()[k] for k in VERDICTS + ("score", "certified")
-        }:
-            raise MissingFooter("the footer's counts do not match the clause lines")
+        footer, derived = lines[-1], report.footer()
+        wrong = [k for k in derived if k != "seconds" and footer[k] != derived[k]]
+        if wrong:
+            raise FooterMismatch(f"the footer's {', '.join(wrong)} disagree with the clause lines")
         return report
 
 

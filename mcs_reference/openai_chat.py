@@ -81,8 +81,10 @@ class OpenAIChatStrategy(ExtractionStrategy):
 
     # ------------------------------------------------------------------ recognition
     def recognizes(self, shape: Any) -> bool:
-        """A chunk, a `chat.completion` body, an assistant message with a `tool_calls` key,
-        or an OpenAI-compatible error chunk (a top-level `error` object and no `type`)."""
+        """A chunk, a `chat.completion` body, an assistant message with a `tool_calls` key or
+        a refusal (no content, a `refusal` string), or an OpenAI-compatible error chunk (a
+        top-level `error` object and no `type`). A message with string content and no
+        `tool_calls` key is left to the text strategies: its calls, if any, are text."""
         try:
             if not isinstance(shape, dict):
                 return False
@@ -103,6 +105,8 @@ class OpenAIChatStrategy(ExtractionStrategy):
                 return "message" in first and kind is None
             if "tool_calls" in shape:
                 return not isinstance(shape.get("content"), list)
+            if isinstance(shape.get("refusal"), str) and shape.get("content") is None:
+                return shape.get("role", "assistant") == "assistant"
             return isinstance(shape.get("error"), dict) and "type" not in shape
         except Exception:  # a hostile mapping must not break resolution
             return False
