@@ -1,0 +1,122 @@
+"""The text wire: calls written as text by a codec, inside prose, streamed as content deltas.
+
+For text codecs (JSON, Hermes, a driver developer's own). The native message is an OpenAI
+Chat assistant message whose `content` is prose + `codec.encode(calls)` + prose and which has
+no `tool_calls` key; the chunks are that content cut into OpenAI Chat content deltas, and
+`Case.deltas` the same cuts as the plain strings a `TextStrategy` is fed directly.
+
+The prose holds braces, JSON that is no call, code fences and tag-like text, but never
+anything the codec decodes as a call. Whether prose sits well around calls is checked with
+probe calls of the same names and no arguments, never with the drawn calls themselves: a
+codec that mangles tricky arguments must fail the kit, not be filtered out of it.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+
+from hypothesis import assume
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from mcs_reference.calls import ExtractedCall
+
+from . import openai_chat
+from ._base import Case, Wire
+from ._content import arguments, prose, tool_names
+
+__all__ = ["NAME", "case_of", "cases", "make_wire", "messages"]
+
+NAME = "text"
+DECOYS = (
+    "{", "}", "{}", '{"a": 1}', '{"name": "x"}', '{"tool": 1}', '{"arguments": {}}', "[1, 2]",
+    "```", "```json\n{\"answer\": 42}\n```", "```python\nprint({'a': 1})\n```\n",
+    "<b>bold</b>", "<tool>", "</tool_call>", "<think>", "</think>", "<|im_end|>",
+    "Here is the result:", " Let me check.", "\n",
+)
+SEPARATORS = ("", " ", "\n", "\n\n")
+_OPTIONS = frozenset({"codec", "min_calls", "max_calls", "max_cuts"})
+
+
+def _inert(codec: Any) -> st.SearchStrategy[str]:
+    """Prose, decoys included, in which `codec` finds no call."""
+    text = st.lists(st.one_of(st.sampled_from(DECOYS), prose()), max_size=4).map("".join)
+    return text.filter(lambda value: not codec.decode(value))
+
+
+def _same_calls(found: list, expected: list) -> bool:
+    return [(c.name, c.arguments, c.error) for c in found] == [
+        (c.name, c.arguments, None) for c in expected
+    ]
+
+
+@st.composite
+def _texts(draw: Callable, codec: Any, min_calls: int, max_calls: int) -> tuple[str, list]:
+    """The content text and the calls written in it."""
+    openai_chat.check_options(min_calls, max_calls)
+    count = draw(st.integers(min_calls, max_calls))
+    calls = [ExtractedCall(draw(tool_names()), draw(arguments())) for _ in range(count)]
+    before, after = draw(_inert(codec)), draw(_inert(codec))
+    if not calls:
+        assume(not codec.decode(before + after))
+        return before + after, calls
+    lead, tail = draw(st.sampled_from(SEPARATORS)), draw(st.sampled_from(SEPARATORS))
+    probes = [ExtractedCall(call.name, {}) for call in calls]
+    assume(_same_calls(codec.decode(before + lead + codec.encode(probes) + tail + after), probes))
+    return before + lead + codec.encode(calls) + tail + after, calls
+
+
+@st.composite
+def messages(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3) -> dict:
+    """OpenAI Chat assistant messages whose content holds 0..n calls written by `codec`."""
+    content, _ = draw(_texts(codec, min_calls, max_calls))
+    return {"role": "assistant", "content": content, "refusal": None, "annotations": []}
+
+
+def case_of(message: dict, chunks: list, calls: list[ExtractedCall]) -> Case:
+    """The `Case` for a text message carried by OpenAI Chat `chunks`."""
+    deltas = [
+        choice["delta"]["content"]
+        for chunk in chunks
+        for choice in chunk["choices"]
+        if isinstance(choice["delta"].get("content"), str)
+    ]
+    base = openai_chat.case_of(message, chunks)
+    return replace(base, wire=NAME, calls=list(calls), deltas=deltas)
+
+
+@st.composite
+def cases(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3,
+          max_cuts: int = 8) -> Case:
+    """Generated text streams with the truth about them."""
+    openai_chat.check_options(min_calls, max_calls, max_cuts)
+    content, calls = draw(_texts(codec, min_calls, max_calls))
+    message = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
+    chunks = draw(openai_chat.chunkings(message, max_cuts=max_cuts))
+    return case_of(message, chunks, calls)
+
+
+def make_wire(codec: Any = None, **options: Any) -> Wire:
+    """The text wire for `codec` (default: the reference's `JsonCodec()`)."""
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise InvalidArgument(f"unknown {NAME} wire option(s): {', '.join(sorted(unknown))}")
+    if codec is None:
+        from mcs_reference.text_codecs import JsonCodec
+
+        codec = JsonCodec()
+    for method in ("encode", "decode"):
+        if not callable(getattr(codec, method, None)):
+            raise InvalidArgument(f"the text wire needs a codec with {method}(), got {codec!r}")
+    counts = {k: v for k, v in options.items() if k in ("min_calls", "max_calls")}
+    return Wire(
+        name=NAME,
+        strategy_names=frozenset(),
+        messages=lambda **opts: messages(**{"codec": codec, **counts, **opts}),
+        cases=lambda **opts: cases(**{"codec": codec, **options, **opts}),
+        chunk_schema="openai-chat.chunk.json",
+        message_schema="text.message.json",
+        request_schema="text.request.json",
+        native=False,
+        options={"codec": codec, **options},
+    )

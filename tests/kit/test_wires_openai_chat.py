@@ -1,0 +1,323 @@
+"""The OpenAI Chat wire: realistic messages, chunkings the official SDK agrees with, schemas."""
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
+from openai.lib.streaming.chat import ChatCompletionStreamState
+from openai.types.chat import ChatCompletionChunk
+
+from mcs_conformance import schema
+from mcs_conformance.wires import get_wire
+from mcs_conformance.wires.openai_chat import cases, chunkings, messages
+from mcs_reference import LLMStreamBuffer, OpenAIChatStrategy, ToolCallRecord
+
+NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
+MANY = settings(max_examples=100, deadline=None, suppress_health_check=QUIET)
+FEW = settings(max_examples=20, deadline=None, suppress_health_check=QUIET)
+COVER = settings(max_examples=400, deadline=None, suppress_health_check=QUIET, database=None,
+                 derandomize=True, phases=[Phase.generate])
+SHRINK = settings(max_examples=1000, deadline=None, suppress_health_check=QUIET, database=None,
+                  derandomize=True)
+
+
+def sdk_ready(chunk: dict) -> dict:
+    """`chunk` as the SDK can take it. The SDK asserts that every tool-call delta has a
+    `function` (vLLM's first delta carries only index, id and type): such a delta gets an
+    empty name fragment, which changes nothing in what it means."""
+    chunk = copy.deepcopy(chunk)
+    for choice in chunk["choices"]:
+        for entry in choice["delta"].get("tool_calls") or ():
+            entry.setdefault("function", {"name": ""})
+    return chunk
+
+
+def sdk_completion(chunks: list):
+    """The `ChatCompletion` snapshot the official SDK accumulates from `chunks`."""
+    state = ChatCompletionStreamState()
+    for chunk in chunks:
+        state.handle_chunk(ChatCompletionChunk.model_validate(sdk_ready(chunk)))
+    snapshot = state.current_completion_snapshot
+    if snapshot.choices[0].finish_reason != "length":  # the SDK refuses to parse those
+        state.get_final_completion()
+    return snapshot
+
+
+def deltas_of(chunk: dict) -> list[dict]:
+    return [choice["delta"] for choice in chunk["choices"]]
+
+
+def entries(case) -> list[dict]:
+    return [e for chunk in case.chunks for d in deltas_of(chunk) for e in d.get("tool_calls") or ()]
+
+
+# ---------------------------------------------------------------- messages
+@MANY
+@given(messages())
+def test_messages_have_the_stream_false_shape(message):
+    expected = {"role", "content", "refusal", "annotations"}
+    assert set(message) == expected | ({"tool_calls"} if message.get("tool_calls") else set())
+    assert message["role"] == "assistant" and message["annotations"] == []
+    assert message["content"] is None or isinstance(message["content"], str)
+    if message["refusal"] is not None:
+        assert message["refusal"] and message["content"] is None and "tool_calls" not in message
+    for call in message.get("tool_calls", ()):
+        assert call["id"].startswith("call_") and call["type"] == "function"
+        assert NAME_RE.match(call["function"]["name"])
+        assert isinstance(json.loads(call["function"]["arguments"]), dict)
+    assert schema.errors(message, "openai-chat.message.json") == []
+
+
+@MANY
+@given(messages(min_calls=2))
+def test_calls_get_unique_ids(message):
+    ids = [call["id"] for call in message["tool_calls"]]
+    assert len(set(ids)) == len(ids)
+
+
+# ---------------------------------------------------------------- cases and chunks
+@MANY
+@given(cases())
+def test_every_chunk_message_and_response_fits_the_schemas(case):
+    for chunk in case.chunks:
+        assert schema.errors(chunk, "openai-chat.chunk.json") == [], chunk
+    assert schema.errors(case.message, "openai-chat.message.json") == []
+    assert schema.errors(case.response, "openai-chat.response.json") == []
+    assert case.response["choices"][0]["message"] == case.message
+    json.dumps(case.chunks)  # plain JSON data
+
+
+@MANY
+@given(cases())
+def test_case_truth_matches_the_stream(case):
+    finishing = [i for i, c in enumerate(case.chunks)
+                 if any(ch.get("finish_reason") for ch in c["choices"])]
+    assert finishing == [case.done_at]
+    assert all(chunk["choices"] == [] for chunk in case.chunks[case.done_at + 1:])
+    assert case.chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert case.text == (case.message["content"] or "")
+    calls = case.message.get("tool_calls") or []
+    assert [(c.name, c.id) for c in case.calls] == [
+        (call["function"]["name"], call["id"]) for call in calls
+    ]
+    assert [c.arguments for c in case.calls] == [
+        json.loads(call["function"]["arguments"]) for call in calls
+    ]
+    reason = case.response["choices"][0]["finish_reason"]
+    assert reason == "tool_calls" if calls else reason in ("stop", "length")
+
+
+@MANY
+@given(cases())
+def test_the_official_sdk_rebuilds_each_message_from_its_chunks(case):
+    snapshot = sdk_completion(case.chunks)
+    choice = snapshot.choices[0]
+    message = choice.message
+    assert message.role == "assistant"
+    assert message.content == case.message["content"]
+    assert message.refusal == case.message["refusal"]
+    got = [(c.id, c.type, c.function.name, c.function.arguments) for c in message.tool_calls or ()]
+    assert got == [
+        (c["id"], c["type"], c["function"]["name"], c["function"]["arguments"])
+        for c in case.message.get("tool_calls", ())
+    ]
+    assert choice.finish_reason == case.response["choices"][0]["finish_reason"]
+    assert (snapshot.usage and snapshot.usage.model_dump(exclude_unset=True)) == (
+        case.response.get("usage")
+    )
+    assert (snapshot.id, snapshot.model, snapshot.created) == (
+        case.response["id"], case.response["model"], case.response["created"]
+    )
+
+
+@MANY
+@given(cases())
+def test_the_reference_strategy_reassembles_each_case(case):
+    strategy = OpenAIChatStrategy()
+    buffer = LLMStreamBuffer([strategy])
+    shown = []
+    for index, chunk in enumerate(case.chunks):
+        assert buffer.is_done() == (index > case.done_at)
+        shown.append(buffer.add(chunk))
+    assert buffer.as_dict() == case.message
+    assert buffer.response() == case.response
+    assert "".join(shown) == case.text
+    assert strategy.extract(buffer.as_dict()) == case.calls
+    assert [i for i, c in enumerate(case.chunks) if strategy.is_done(c)] == [case.done_at]
+
+
+@MANY
+@given(cases(min_calls=1))
+def test_the_reference_history_fits_the_request_schema(case):
+    records = [ToolCallRecord(c.name, c.arguments, result={"ok": True}, tool_call_id=c.id)
+               for c in case.calls]
+    for message in OpenAIChatStrategy().result_messages(case.message, records):
+        assert schema.errors(message, "openai-chat.request.json") == [], message
+
+
+@FEW
+@given(st.data())
+def test_chunkings_of_one_message_all_carry_it(data):
+    message = data.draw(messages(min_calls=1))
+    first, second = data.draw(chunkings(message)), data.draw(chunkings(message))
+    for chunks in (first, second):
+        assert sdk_completion(chunks).choices[0].message.tool_calls[0].id == (
+            message["tool_calls"][0]["id"]
+        )
+
+
+# ---------------------------------------------------------------- realism: each quirk occurs
+def features(case) -> set[str]:
+    """The realistic traits one generated case shows."""
+    out: set[str] = set()
+    message, chunks = case.message, case.chunks
+    calls = message.get("tool_calls") or []
+    texts = [call["function"]["arguments"] for call in calls]
+    order = [e["index"] for e in entries(case)]
+    deltas = [d for chunk in chunks for d in deltas_of(chunk)]
+    checks = {
+        "parallel": len(calls) > 1,
+        "interleaved": any(a > b for a, b in zip(order, order[1:])),
+        "grouped": any(len(d.get("tool_calls") or ()) > 1 for d in deltas),
+        "whole-args": any(e.get("id") and e.get("function", {}).get("arguments")
+                          for e in entries(case)),
+        "empty-args-first": any(e.get("id") and e.get("function", {}).get("arguments") == ""
+                                for e in entries(case)),
+        "split-id-name": any(e.get("id") and "function" not in e for e in entries(case)),
+        "echo-empty-id": any(e.get("id") == "" for e in entries(case)),
+        "empty-delta": any(d == {} for d in deltas[1:]),
+        "usage-trailing": chunks[-1]["choices"] == [] and bool(chunks[-1].get("usage")),
+        "usage-on-finish": bool(chunks[case.done_at].get("usage")),
+        "obfuscation": "obfuscation" in chunks[0],
+        "refusal": message["refusal"] is not None,
+        "refusal-empty-first": deltas[0].get("refusal") == "",
+        "calls-content-none": bool(calls) and message["content"] is None,
+        "calls-content-empty": bool(calls) and message["content"] == "",
+        "calls-with-text": bool(calls) and bool(message["content"]),
+        "length": case.response["choices"][0]["finish_reason"] == "length",
+        "finish-on-last-delta": bool(deltas_of(chunks[case.done_at])[0]),
+        "role-merged": len(deltas[0]) > 2,
+        "astral-text": any(ord(ch) > 0xFFFF for ch in case.text),
+        "marker-text": "</tool_call>" in case.text or "```" in case.text,
+        "marker-args": any("</tool_call>" in t or "```" in t for t in texts),
+        "no-args": "{}" in texts,
+        "big-args": any(len(t) > 2000 for t in texts),
+        "escaped-args": any("\\u" in t for t in texts),
+        "raw-unicode-args": any(any(ord(ch) > 127 for ch in t) for t in texts),
+        "spaced-args": any('": ' in t for t in texts),
+        "compact-args": any('":' in t and '": ' not in t for t in texts),
+    }
+    out.update(name for name, present in checks.items() if present)
+    return out
+
+
+def test_the_quirks_of_real_servers_are_all_drawn():
+    seen: set[str] = set()
+
+    @COVER
+    @given(cases())
+    def collect(case):
+        seen.update(features(case))
+
+    collect()
+    expected = {
+        "parallel", "interleaved", "grouped", "whole-args", "empty-args-first", "split-id-name",
+        "echo-empty-id", "empty-delta", "usage-trailing", "usage-on-finish", "obfuscation",
+        "refusal", "refusal-empty-first", "calls-content-none", "calls-content-empty",
+        "calls-with-text", "length", "finish-on-last-delta", "role-merged", "astral-text",
+        "marker-text", "marker-args", "no-args", "big-args", "escaped-args",
+        "raw-unicode-args", "spaced-args", "compact-args",
+    }
+    assert expected - seen == set()
+
+
+@MANY
+@given(cases())
+def test_interleaved_calls_start_in_order(case):
+    starts = [e["index"] for e in entries(case) if e.get("id")]
+    assert starts == list(range(len(case.calls)))
+
+
+# ---------------------------------------------------------------- shrinking
+def test_a_stream_with_a_call_shrinks_to_a_minimal_one():
+    case = find(cases(), lambda c: len(c.calls) >= 1, settings=SHRINK)
+    assert len(case.chunks) <= 4
+    assert case.text == "" and case.message["content"] is None
+    assert case.calls[0].arguments == {} and case.calls[0].name == "get_weather"
+
+
+def test_interleaved_parallel_calls_shrink_to_a_small_stream():
+    def interleaved(case):
+        order = [e["index"] for e in entries(case)]
+        return any(a > b for a, b in zip(order, order[1:]))
+
+    case = find(cases(max_calls=2), interleaved, settings=SHRINK)
+    assert len(case.calls) == 2 and len(case.chunks) <= 7
+    assert all(call.arguments == {} for call in case.calls)
+
+
+def test_options_bound_the_calls():
+    wire = get_wire("openai-chat", min_calls=2, max_calls=2)
+
+    @FEW
+    @given(wire.cases(), wire.messages())
+    def check(case, message):
+        assert len(case.calls) == 2 and len(message["tool_calls"]) == 2
+
+    check()
+    assert wire.strategy_names == {"openai-chat"} and wire.native
+    assert (wire.chunk_schema, wire.message_schema, wire.request_schema) == (
+        "openai-chat.chunk.json", "openai-chat.message.json", "openai-chat.request.json"
+    )
+
+
+# ---------------------------------------------------------------- request schema
+def test_the_request_schema_accepts_a_real_history_and_refuses_real_mistakes():
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}
+    good = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "developer", "content": [{"type": "text", "text": "Be brief."}]},
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": None, "refusal": None, "annotations": [],
+         "tool_calls": [call]},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "tool", "tool_call_id": "call_1", "content": "{\"temp\": 21}"},
+    ]
+    for message in good:
+        assert schema.errors(message, "openai-chat.request.json") == [], message
+    bad = [
+        {"role": "assistant", "content": None},  # neither content nor calls
+        {"role": "assistant", "content": None, "tool_calls": []},  # empty list is refused
+        {"role": "assistant", "content": "x", "tool_calls": [
+            {**call, "function": {"name": "f", "arguments": {"city": "Paris"}}}]},  # object args
+        {"role": "assistant", "content": "x", "tool_calls": [{**call, "index": 0}]},  # stream key
+        {"role": "tool", "tool_call_id": None, "content": "21"},
+        {"role": "tool", "content": "21"},
+        {"role": "user", "content": None},
+        {"role": "assistant", "content": [{"type": "tool_use"}]},
+        {"role": "bot", "content": "hi"},
+    ]
+    for message in bad:
+        assert schema.errors(message, "openai-chat.request.json"), message
+
+
+def test_the_chunk_schema_refuses_real_mistakes():
+    case = find(cases(), lambda c: len(c.calls) >= 1, settings=SHRINK)
+    chunk = case.chunks[1]
+    entry = chunk["choices"][0]["delta"]["tool_calls"][0]
+    broken = [
+        {**chunk, "choices": [{**chunk["choices"][0], "delta": {"tool_calls": [
+            {k: v for k, v in entry.items() if k != "index"}]}}]},
+        {**chunk, "choices": [{**chunk["choices"][0], "delta": {"tool_calls": [
+            {**entry, "function": {"name": "f", "arguments": {}}}]}}]},
+        {**chunk, "choices": [{**chunk["choices"][0], "finish_reason": "done"}]},
+        {k: v for k, v in chunk.items() if k != "choices"},
+        {**chunk, "object": "chat.completion"},
+    ]
+    for item in broken:
+        assert schema.errors(item, "openai-chat.chunk.json"), item
