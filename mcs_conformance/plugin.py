@@ -19,6 +19,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings = resolve(config)
     config.stash[SETTINGS_KEY] = settings
+    if settings.corpus is not None:
+        from .corpus import configure
+
+        configure(config, settings)
     if not settings.active:
         return
     from .session import wires_for
@@ -29,6 +33,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is not None and settings.corpus is not None:
+        from .corpus import header
+
+        return header(config)
     if settings is None or not settings.active:
         return []
     names = ", ".join(s.target for s in settings.strategies)
@@ -44,6 +52,31 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         from .session import clause_items
 
         items.extend(clause_items(session, settings))
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    settings = parent.config.stash.get(SETTINGS_KEY, None)
+    if settings is not None and settings.corpus is not None:
+        from .corpus import make_module
+
+        return make_module(module_path, parent)
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    settings = session.config.stash.get(SETTINGS_KEY, None)
+    if settings is not None and settings.corpus is not None:
+        from .corpus import session_finish
+
+        session_finish(session)
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is not None and settings.corpus is not None:
+        from .corpus import terminal_summary
+
+        terminal_summary(terminalreporter, config)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -56,6 +57,14 @@ def _timeout(value: str) -> float:
     return seconds
 
 
+def _corpus_dir(value: str) -> Path:
+    path = Path(value)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"--mcs-corpus={value}: no such directory (a folder of recorded .sse/.jsonl/.ndjson bodies)")
+    return path
+
+
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("mcs-conformance", "certify streaming tool-call extraction strategies")
     group.addoption("--mcs-strategy", action="append", default=[], dest="mcs_strategy",
@@ -72,6 +81,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="random seed for the generators (printed in the header)")
     group.addoption("--mcs-timeout", dest="mcs_timeout", default=300.0, type=_timeout,
                     metavar="SECONDS", help="a clause running longer is reported as errored (hung)")
+    group.addoption("--mcs-corpus", dest="mcs_corpus", default=None, type=_corpus_dir, metavar="DIR",
+                    help="replay every recorded stream in DIR against its snapshot (with "
+                         "--mcs-strategy: through those strategies, before the default chain)")
 
 
 @dataclass(frozen=True)
@@ -85,10 +97,12 @@ class McsSettings:
     seed: int
     clauses: tuple[str, ...]
     timeout: float
+    corpus: Path | None = None
 
     @property
     def active(self) -> bool:
-        return bool(self.strategies)
+        """Certify the strategies clause by clause (with a corpus, they replay it instead)."""
+        return bool(self.strategies) and self.corpus is None
 
     def rerun_command(self, target: str | None = None, clause: str | None = None) -> str:
         """The command that repeats this run (one strategy and clause when given)."""
@@ -129,4 +143,5 @@ def resolve(config: pytest.Config) -> McsSettings:
         seed=seed,
         clauses=tuple(config.getoption("mcs_clause")),
         timeout=config.getoption("mcs_timeout"),
+        corpus=config.getoption("mcs_corpus"),
     )

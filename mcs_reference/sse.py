@@ -25,19 +25,35 @@ class BodyDecoder:
         self._data: list[str] = []
         self._events = 0
         self._line = 0
+        self._error: MalformedChunk | None = None
         self.done = False
 
     def feed(self, data: bytes) -> list[Any]:
-        """Decode what `data` completes; keep a partial last line for the next call."""
+        """Decode what `data` completes; keep a partial last line for the next call.
+
+        When `data` completes good events and then a bad one, the good ones are returned and
+        the error is raised by the next `feed` or `close`: events are never lost to an error
+        that came in the same network read.
+        """
+        if self._error is not None:
+            raise self._error
         lines = (self._tail + data).split(b"\n")
         self._tail = lines.pop()
         out: list[Any] = []
         for raw in lines:
-            self._take_line(raw, out)
+            try:
+                self._take_line(raw, out)
+            except MalformedChunk as exc:
+                if not out:
+                    raise
+                self._error = exc
+                break
         return out
 
     def close(self) -> list[Any]:
         """Flush the last line and any event not followed by a blank line."""
+        if self._error is not None:
+            raise self._error
         out: list[Any] = []
         if self._tail:
             self._take_line(self._tail, out)
