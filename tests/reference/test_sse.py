@@ -1,0 +1,85 @@
+"""The body decoder: recorded or live SSE / NDJSON bytes to chunks."""
+import json
+
+import pytest
+from hypothesis import given, strategies as st
+
+from mcs_reference import MalformedChunk
+from mcs_reference.sse import BodyDecoder, decode_body, iter_chunks
+
+EVENTS = [{"type": "ping"}, {"a": "é\n", "b": [1, 2]}, {"c": "data: [DONE]"}]
+
+
+def sse(events, *, newline="\n", done=True, comment=True, event_first=True):
+    blocks = []
+    for event in events:
+        lines = [f"data: {json.dumps(event)}"]
+        lines = (["event: x"] + lines) if event_first else (lines + ["event: x"])
+        if comment:
+            lines.insert(0, ": keep-alive")
+        blocks.append(newline.join(lines) + newline)
+    if done:
+        blocks.append("data: [DONE]" + newline)
+    return newline.join(blocks).encode()
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("event_first", [True, False])
+def test_sse_fields_comments_crlf_and_done(newline, event_first):
+    decoder = BodyDecoder()
+    chunks = decoder.feed(sse(EVENTS, newline=newline, event_first=event_first)) + decoder.close()
+    assert chunks == EVENTS
+    assert decoder.done and decoder.format == "sse"
+
+
+def test_multi_line_data_joins_with_newlines():
+    body = b'data: {"a":\ndata: 1}\n\n'
+    assert decode_body(body) == [{"a": 1}]
+
+
+def test_data_without_space_and_trailing_padding():
+    assert decode_body(b'data:{"a": 1}   \n\n') == [{"a": 1}]
+
+
+def test_ndjson_is_detected_and_blank_lines_skipped():
+    body = b'\n{"a": 1}\n\n{"b": 2}'
+    decoder = BodyDecoder()
+    assert decoder.feed(body) + decoder.close() == [{"a": 1}, {"b": 2}]
+    assert decoder.format == "ndjson"
+
+
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=40))
+def test_any_network_cut_gives_the_same_chunks(sizes):
+    body = sse(EVENTS)
+    pieces, start = [], 0
+    for size in sizes * (len(body) // sum(sizes) + 1):
+        pieces.append(body[start:start + size])
+        start += size
+    assert list(iter_chunks(pieces)) == EVENTS
+
+
+def test_text_input_is_accepted():
+    assert decode_body(sse(EVENTS).decode()) == EVENTS
+
+
+def test_non_json_event_names_its_position():
+    with pytest.raises(MalformedChunk) as info:
+        decode_body(b'data: {"a": 1}\n\ndata: {oops\n\n')
+    assert info.value.index == 1 and "not JSON" in str(info.value) and "chunk 1" in str(info.value)
+
+
+def test_non_utf8_line_is_a_malformed_chunk():
+    with pytest.raises(MalformedChunk, match="not UTF-8"):
+        decode_body(b"data: \xff\xfe\n\n")
+
+
+def test_good_events_before_a_bad_one_in_the_same_read_are_kept():
+    decoder = BodyDecoder(format="ndjson")
+    assert decoder.feed(b'{"a": 1}\n{bad\n') == [{"a": 1}]
+    with pytest.raises(MalformedChunk):
+        decoder.close()
+
+
+def test_unknown_format_is_refused():
+    with pytest.raises(ValueError, match="format must be"):
+        BodyDecoder(format="xml")
