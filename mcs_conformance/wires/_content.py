@@ -20,8 +20,8 @@ BASE64 = string.ascii_letters + string.digits + "+/"
 TRICKY = (
     "Hello", " world", ".", "\n", "\n\n", "\t", '"', "\\", "\\n", "\\u00e9", "\\\"", "{", "}",
     "[", "]", '{"tool": "search", "arguments": {}}', "<tool_call>", "</tool_call>",
-    "```json\n", "\n```", "[TOOL_CALLS]", "é", "ß", "日本語", "😀", "𝄞", "👩‍💻", "\u200b",
-    "\u2028", "\x00", "%s", "null",
+    "```json\n", "\n```", "[TOOL_CALLS]", "é", "ß", "日本語", "😀", "𝄞", "👩‍💻",
+    "\u200b", "\u2028", "\x00", "%s", "null",
 )
 COMMON_NAMES = ("get_weather", "search", "run_code", "lookup-user", "sendEmail", "x")
 

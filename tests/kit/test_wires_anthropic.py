@@ -1,0 +1,296 @@
+"""The Anthropic Messages wire: schemas, the official SDK as oracle, shrinking, the reference."""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from anthropic.lib.streaming._messages import accumulate_event
+from anthropic.types import Message, RawMessageStreamEvent
+from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis.errors import InvalidArgument
+from pydantic import TypeAdapter
+
+from mcs_conformance import schema
+from mcs_conformance.wires import get_wire
+from mcs_conformance.wires import anthropic_messages as wire
+from mcs_reference import AnthropicMessagesStrategy, LLMStreamBuffer
+
+MANY = settings(max_examples=100, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SOME = settings(MANY, max_examples=40)
+SHRINK = settings(MANY, max_examples=2000, derandomize=True,
+                  phases=[Phase.generate, Phase.shrink])  # no explain phase: it costs 10x
+EVENT = TypeAdapter(RawMessageStreamEvent)
+CHUNK, MESSAGE, REQUEST = (f"anthropic-messages.{kind}.json"
+                           for kind in ("chunk", "message", "request"))
+
+
+def non_pings(chunks):
+    return [chunk for chunk in chunks if chunk["type"] != "ping"]
+
+
+# --- the wire object ---------------------------------------------------------------------------
+
+def test_make_wire_describes_the_format():
+    made = get_wire("anthropic-messages")
+    assert made.name == "anthropic-messages"
+    assert made.strategy_names == frozenset({"anthropic-messages"})
+    assert made.native is True
+    for name in (made.chunk_schema, made.message_schema, made.request_schema):
+        schema.validator(name)  # exists and is a valid 2020-12 schema
+
+
+def test_unknown_option_is_refused():
+    with pytest.raises(InvalidArgument, match="colour"):
+        wire.make_wire(colour="red")
+    with pytest.raises(InvalidArgument):
+        find(wire.messages(min_calls=3, max_calls=1), lambda m: True, settings=SHRINK)
+
+
+@SOME
+@given(get_wire("anthropic-messages", min_calls=2, max_calls=2, pings=False).cases())
+def test_options_become_defaults(case):
+    assert len(case.calls) == 2
+    assert all(chunk["type"] != "ping" for chunk in case.chunks)
+
+
+# --- schemas -----------------------------------------------------------------------------------
+
+@MANY
+@given(wire.cases())
+def test_every_message_and_chunk_fits_its_schema(case):
+    assert schema.errors(case.message, MESSAGE) == []
+    for chunk in case.chunks:
+        assert schema.errors(chunk, CHUNK) == [], chunk
+
+
+def _assistant_turn(message):
+    """What a client sends back: the whole content, minus empty text blocks the API refuses."""
+    content = [b for b in message["content"] if b["type"] != "text" or b["text"]]
+    return {"role": "assistant", "content": content or "(empty)"}
+
+
+@MANY
+@given(wire.messages(min_calls=1))
+def test_the_echoed_turn_and_its_results_fit_the_request_schema(message):
+    assert schema.errors(_assistant_turn(message), REQUEST) == []
+    results = [{"type": "tool_result", "tool_use_id": b["id"], "content": "42"}
+               for b in message["content"] if b["type"] == "tool_use"]
+    assert schema.errors({"role": "user", "content": results}, REQUEST) == []
+
+
+@pytest.mark.parametrize("damage, name", [
+    (lambda m: m["content"].append({"type": "tool_use", "id": "toolu_1", "name": "f",
+                                    "input": "{}"}), MESSAGE),
+    (lambda m: m["content"].append({"type": "thinking", "thinking": "hm"}), MESSAGE),
+    (lambda m: m["content"].append({"type": "thinking", "thinking": "hm", "signature": ""}),
+     MESSAGE),
+    (lambda m: m.update(stop_reason=None), MESSAGE),
+    (lambda m: m["usage"].pop("output_tokens"), MESSAGE),
+    (lambda m: m["content"].append({"type": "tool_call", "id": "x", "name": "f", "input": {}}),
+     MESSAGE),
+])
+def test_the_message_schema_catches_real_mistakes(damage, name):
+    message = find(wire.messages(), lambda m: True, settings=SHRINK)
+    assert schema.errors(message, name) == []
+    damage(message)
+    assert schema.errors(message, name) != []
+
+
+@pytest.mark.parametrize("chunk", [
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta"}},
+    {"type": "content_block_delta", "index": -1, "delta": {"type": "text_delta", "text": "a"}},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t",
+                                                                  "name": "f"}},
+    {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
+    {"type": "message_start", "message": {"id": "m", "type": "message", "role": "user",
+                                          "model": "c", "content": [],
+                                          "usage": {"input_tokens": 1, "output_tokens": 1}}},
+    {"type": "error"},
+    {"type": "content_block_pause"},
+    {"index": 0},
+])
+def test_the_chunk_schema_catches_real_mistakes(chunk):
+    assert schema.errors(chunk, CHUNK) != []
+
+
+@pytest.mark.parametrize("turn", [
+    {"role": "assistant", "content": [{"type": "text", "text": ""}]},
+    {"role": "assistant", "content": []},
+    {"role": "assistant", "content": [{"type": "thinking", "thinking": "x", "signature": ""}]},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f",
+                                       "input": "{\"a\": 1}"}]},
+    {"role": "user", "content": [{"type": "tool_result", "content": "42"}]},
+    {"role": "user", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+    {"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "t"}]},
+    {"role": "tool", "content": "42"},
+])
+def test_the_request_schema_catches_real_mistakes(turn):
+    assert schema.errors(turn, REQUEST) != []
+
+
+# --- what the chunker promises -----------------------------------------------------------------
+
+@MANY
+@given(wire.cases())
+def test_cases_keep_their_promises(case):
+    check_stream_shape(case)
+    check_blocks_rebuild_from_their_deltas(case)
+    check_case_truth(case)
+
+
+def check_stream_shape(case):
+    chunks = case.chunks
+    start = chunks[0]
+    assert start["type"] == "message_start"
+    assert start["message"]["content"] == [] and start["message"]["stop_reason"] is None
+    assert 1 <= start["message"]["usage"]["output_tokens"] <= case.message["usage"]["output_tokens"]
+    assert chunks[case.done_at]["type"] == "message_stop"
+    assert all(chunk["type"] == "ping" for chunk in chunks[case.done_at + 1:])
+    events = non_pings(chunks)
+    assert [e["type"] for e in events[-2:]] == ["message_delta", "message_stop"]
+    usage = dict(start["message"]["usage"], **events[-2]["usage"])
+    assert usage == case.message["usage"]  # message_delta usage replaces, key by key
+
+
+def check_blocks_rebuild_from_their_deltas(case):
+    events = non_pings(case.chunks)[1:-2]
+    for index, block in enumerate(case.message["content"]):
+        own = [e for e in events if e["index"] == index]
+        assert own[0]["type"] == "content_block_start" and own[-1]["type"] == "content_block_stop"
+        start, deltas = own[0]["content_block"], [e["delta"] for e in own[1:-1]]
+        kind = block["type"]
+        if kind == "text":
+            assert start == {"type": "text", "text": ""}
+            assert "".join(d["text"] for d in deltas) == block["text"]
+        elif kind == "thinking":
+            assert start == {"type": "thinking", "thinking": "", "signature": ""}
+            assert [d for d in deltas if d["type"] == "signature_delta"] == [
+                {"type": "signature_delta", "signature": block["signature"]}]
+            assert deltas[-1]["type"] == "signature_delta"
+            assert "".join(d.get("thinking", "") for d in deltas) == block["thinking"]
+        elif kind == "redacted_thinking":
+            assert start == block and deltas == []
+        else:
+            text = "".join(d["partial_json"] for d in deltas)
+            assert {**start, "input": block["input"]} == block
+            if deltas:
+                assert start["input"] == {}
+                assert (json.loads(text) if text else {}) == block["input"]
+            else:
+                assert start == block  # given whole, as calls from code execution are
+
+
+def check_case_truth(case):
+    blocks = case.message["content"]
+    uses = [b for b in blocks if b["type"] == "tool_use"]
+    assert [(c.name, c.arguments, c.id) for c in case.calls] == [
+        (b["name"], b["input"], b["id"]) for b in uses]
+    assert all(c.error is None for c in case.calls)
+    assert len({c.id for c in case.calls}) == len(case.calls)
+    assert case.text == "".join(b["text"] for b in blocks if b["type"] == "text")
+    assert case.message["stop_reason"] == ("tool_use" if uses else case.message["stop_reason"])
+    if case.message["stop_reason"] == "stop_sequence":
+        assert case.message["stop_sequence"]
+    assert case.response == case.message
+
+
+@SOME
+@given(wire.cases())
+def test_chunks_share_nothing_with_the_message(case):
+    before = copy.deepcopy(case.message)
+    for chunk in case.chunks:
+        _scramble(chunk)
+    assert case.message == before
+
+
+def _scramble(value):
+    if isinstance(value, dict):
+        for key in list(value):
+            _scramble(value[key])
+        value["scrambled"] = True
+    elif isinstance(value, list):
+        for item in value:
+            _scramble(item)
+        value.append("scrambled")
+
+
+# --- the official SDK as oracle ----------------------------------------------------------------
+
+def sdk_rebuild(chunks):
+    """The message the official SDK's accumulator builds from these events (pings skipped:
+    the SDK's stream class drops them before they reach the accumulator)."""
+    snapshot, buffers = None, {}
+    for chunk in non_pings(chunks):
+        EVENT.validate_python(chunk)
+        snapshot = accumulate_event(event=copy.deepcopy(chunk), current_snapshot=snapshot,
+                                    json_bufs=buffers)
+    return snapshot.model_dump(mode="json")
+
+
+def assert_same_as_sdk(rebuilt, message):
+    """Compare every field both define (the SDK adds `citations`, `stop_details`, ...)."""
+    for key in ("id", "type", "role", "model", "stop_reason", "stop_sequence"):
+        assert rebuilt[key] == message[key], key
+    assert len(rebuilt["content"]) == len(message["content"])
+    for got, want in zip(rebuilt["content"], message["content"]):
+        assert {key: got[key] for key in want} == want
+    for key in ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                "cache_read_input_tokens"):
+        assert rebuilt["usage"].get(key) == message["usage"].get(key), key
+
+
+@MANY
+@given(wire.cases())
+def test_the_sdk_rebuilds_every_message_from_its_events(case):
+    Message.model_validate(case.message)
+    assert_same_as_sdk(sdk_rebuild(case.chunks), case.message)
+
+
+@SOME
+@given(wire.messages().flatmap(lambda m: wire.chunkings(m).map(lambda c: wire.case_of(m, c))))
+def test_chunkings_of_a_given_message(case):
+    check_stream_shape(case)
+    check_blocks_rebuild_from_their_deltas(case)
+    assert_same_as_sdk(sdk_rebuild(case.chunks), case.message)
+
+
+# --- shrinking ---------------------------------------------------------------------------------
+
+def test_a_case_with_a_call_shrinks_to_a_tiny_stream():
+    case = find(wire.cases(), lambda c: len(c.calls) >= 1, settings=SHRINK)
+    assert len(case.message["content"]) == 1
+    assert case.calls[0].arguments == {}
+    assert len(case.chunks) <= 6  # start, block start, one delta at most, stop, delta, stop
+
+
+def _is_cut(event):
+    piece = event.get("delta", {}).get("partial_json", "")
+    return piece not in ("", "{}") and not piece.endswith("}")
+
+
+def test_a_cut_argument_shrinks_to_two_pieces():
+    case = find(wire.cases(), lambda c: any(_is_cut(e) for e in c.chunks), settings=SHRINK)
+    index = next(e["index"] for e in case.chunks if _is_cut(e))
+    fragments = [e["delta"]["partial_json"] for e in case.chunks
+                 if e["type"] == "content_block_delta" and e["index"] == index]
+    assert len([f for f in fragments if f]) == 2
+    assert len(json.dumps(case.message["content"][index]["input"])) <= 16
+    # the shrinker usually deletes every other block; sometimes one empty call survives
+    others = [b for i, b in enumerate(case.message["content"]) if i != index]
+    assert len(others) <= 1 and all(b.get("input") == {} for b in others)
+
+
+# --- the reference reassembles every case ------------------------------------------------------
+
+@MANY
+@given(wire.cases())
+def test_the_reference_reassembles_every_case(case):
+    strategy = AnthropicMessagesStrategy()
+    buffer = LLMStreamBuffer([strategy])
+    shown = "".join(buffer.add(chunk) for chunk in copy.deepcopy(case.chunks))
+    assert buffer.as_dict() == case.message
+    assert strategy.extract(buffer.as_dict()) == case.calls
+    assert shown == case.text
+    assert buffer.is_done()
