@@ -1,21 +1,24 @@
 """Hypothesis profiles of the kit: `dev` (fast), `ci` (derandomized, no deadline), `thorough`."""
 from __future__ import annotations
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 PROFILES = ("dev", "ci", "thorough")
 DEFAULT = "dev"
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+# The explain phase costs up to 10x the shrink on these generators, and the kit prints its
+# own account of a failure (clause, shrunk case, reproduce command).
+_PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
 
 settings.register_profile(
-    "mcs-dev", max_examples=40, deadline=None, suppress_health_check=_QUIET, print_blob=True
+    "mcs-dev", max_examples=40, deadline=None, suppress_health_check=_QUIET, phases=_PHASES, print_blob=True
 )
 settings.register_profile(
     "mcs-ci", max_examples=100, deadline=None, derandomize=True,
-    suppress_health_check=_QUIET, print_blob=True, database=None,
+    suppress_health_check=_QUIET, phases=_PHASES, print_blob=True, database=None,
 )
 settings.register_profile(
-    "mcs-thorough", max_examples=1000, deadline=None, suppress_health_check=_QUIET,
+    "mcs-thorough", max_examples=1000, deadline=None, suppress_health_check=_QUIET, phases=_PHASES,
     print_blob=True,
 )
 
