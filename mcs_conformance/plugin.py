@@ -10,6 +10,8 @@ import pytest
 
 from .settings import SETTINGS_KEY, add_options, resolve
 
+PROFILE_KEY = pytest.StashKey[str]()
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
@@ -28,7 +30,16 @@ def pytest_configure(config: pytest.Config) -> None:
     from .session import wires_for
 
     wires_for(settings)  # a strategy with no wire fails now, as a usage error
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.args[:] = []  # `pytest --mcs-strategy=X` alone runs the clauses, not the project's tests
+    config.stash[PROFILE_KEY] = hypothesis.settings.get_current_profile_name()
     hypothesis.settings.load_profile(f"mcs-{settings.profile}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    previous = config.stash.get(PROFILE_KEY, None)
+    if previous is not None:  # leave Hypothesis as we found it (matters for in-process runs)
+        hypothesis.settings.load_profile(previous)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
