@@ -1,0 +1,467 @@
+"""Extraction clauses: exactly the calls a message holds, none it does not, errors kept."""
+from __future__ import annotations
+
+import json
+
+from hypothesis import strategies as st
+
+from mcs_reference.calls import ExtractedCall
+
+from ..wires import pieces
+from ._registry import Subject, clause
+from ._run import (
+    REWRITABLE, calls_difference, chain_with, check_each, copy_json, feed, first_difference,
+    is_native, plain_prose, quiet_prose, reference_text, show, simple_calls, stream_of,
+    text_wire_of, tools_for, wire, wire_name, with_text,
+)
+
+def _has_wire(subject: Subject) -> bool:
+    return subject.wire is not None
+
+
+def _is_text(subject: Subject) -> bool:
+    return subject.wire is not None and subject.is_text
+
+
+def _text_message(content: str) -> dict:
+    return {"role": "assistant", "content": content, "refusal": None, "annotations": []}
+
+
+@clause(
+    "extract.calls",
+    level="MUST",
+    meaning="extract() returns exactly the message's calls (name, arguments, id), in order, "
+            "from the stream=false message and from the message assembled from any chunking.",
+    failure_means="A driver runs the wrong calls, with wrong arguments, or misses some.",
+    typical_bug="Calls read from the first choice only, or in dict order; an empty arguments "
+                "text read as an error instead of {}; ids taken from the item id instead of "
+                "the call id.",
+    applies=_has_wire,
+)
+def calls(subject: Subject) -> None:
+    strategy = subject.strategy
+
+    def prop(case):
+        found = calls_difference(case.calls, strategy.extract(copy_json(case.message)))
+        if found:
+            raise calls.fail(f"extract() of the stream=false message: {found}", case)
+        stream = stream_of(subject, case)
+        acc, _ = feed(strategy, stream)
+        found = calls_difference(case.calls, strategy.extract(strategy.as_message(acc)))
+        if found:
+            what = "deltas" if subject.is_text else "chunks"
+            raise calls.fail(
+                f"extract() of the message assembled from the {len(stream)} {what}: {found}",
+                case)
+
+    check_each(calls, subject, subject.wire.cases(), prop)
+
+
+# -- the false-positive guard ---------------------------------------------------------------
+def _guarded(subject: Subject) -> bool:
+    return _is_text(subject) or wire_name(subject) == "openai-chat"
+
+
+@st.composite
+def _guarded_messages(draw) -> tuple:
+    """An OpenAI message whose tool_calls key is null or [] and whose content holds calls."""
+    codec = draw(st.sampled_from(("json", "hermes")))
+    message = copy_json(draw(text_wire_of(codec).messages(min_calls=1)))  # OpenAI-shaped
+    message["tool_calls"] = draw(st.sampled_from((None, [])))
+    return message, codec
+
+
+@clause(
+    "extract.false-positive-guard",
+    level="MUST",
+    meaning="An OpenAI Chat message whose tool_calls key is null or [] runs nothing, whatever "
+            "its content looks like; a text strategy does not claim it.",
+    failure_means="A model that only talks about a call (quotes one, shows an example) makes "
+                  "the driver run it.",
+    typical_bug="Falling back to the text codec when tool_calls is empty; a text strategy "
+                "claiming any dict with str content.",
+    applies=_guarded,
+)
+def false_positive_guard(subject: Subject) -> None:
+    from mcs_reference import BaseDriver
+
+    strategy = subject.strategy
+
+    def prop(drawn):
+        message, codec = drawn
+        key = show(message["tool_calls"])
+        written = reference_text(codec).extract(message["content"])
+        evidence = {"message": message, "calls written in content": written}
+        if subject.is_text:
+            if strategy.recognizes(copy_json(message)):
+                raise false_positive_guard.fail(
+                    f"recognizes() is true for an OpenAI message with tool_calls {key} and "
+                    f"{codec} calls in its content", evidence)
+            return
+        got = strategy.extract(copy_json(message))
+        if got != []:
+            raise false_positive_guard.fail(
+                f"extract() of a message with tool_calls {key} returned {show(got)}, expected "
+                f"[] (the content holds {len(written)} {codec} call(s))", evidence)
+        tools, ran = tools_for(written)  # so that calls run, and are not only failed records
+        chain = chain_with(strategy, "openai-chat",
+                           texts=[reference_text("json"), reference_text("hermes")])
+        answer = BaseDriver(tools, chain=chain).process_llm_response(copy_json(message))
+        if ran or answer.executed_calls:
+            claimed = strategy.recognizes(copy_json(message))
+            raise false_positive_guard.fail(
+                f"the driver ran {show(ran or answer.executed_calls)} for a message with "
+                f"tool_calls {key} (recognizes() of it is {claimed}: a strategy that refuses "
+                f"it hands it to the text strategies)", evidence)
+
+    check_each(false_positive_guard, subject, _guarded_messages(), prop)
+
+
+# -- the fall-through of leaking formats ------------------------------------------------------
+_LEAKING = ("openai-responses", "anthropic-messages", "ollama-chat")
+
+
+def _leaks(subject: Subject) -> bool:
+    """Text strategies, and strategies of the formats that leak (whatever they declare)."""
+    return _is_text(subject) or (is_native(subject) and wire_name(subject) in _LEAKING)
+
+
+def _not_text_history(history: list) -> str | None:
+    """Why `history` is not text-shaped (str contents, no native structure), or None."""
+    if not isinstance(history, list) or not history:
+        return f"the history is {show(history)}, expected a non-empty list of messages"
+    for index, message in enumerate(history):
+        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+            return f"history message {index} {show(message)} has no str content"
+        for key in ("tool_calls", "type"):
+            if key in message:
+                return f"history message {index} {show(message)} carries native key {key!r}"
+    return None
+
+
+@clause(
+    "extract.leak-fallthrough",
+    level="MUST",
+    meaning="A native message of a leaking format (Anthropic, Responses, Ollama) with a call "
+            "written in its text and no native call extracts nothing natively, shows the call "
+            "in content_text(), and the driver runs it through its backup text strategy with a "
+            "text-shaped history; a text strategy used as that backup finds the call.",
+    failure_means="Calls that models write as text inside a native answer are silently lost, "
+                  "or answered with a native history the provider rejects.",
+    typical_bug="content_text() skipping text blocks (or output_text parts) after the first; "
+                "leaks_into_text left False; the history shaped by the native strategy.",
+    applies=_leaks,
+)
+def leak_fallthrough(subject: Subject) -> None:
+    from mcs_reference import BaseDriver
+
+    strategy = subject.strategy
+    if subject.is_text:
+        own, codec, template = None, subject.codec, wire("anthropic-messages")
+    else:
+        own, codec, template = wire_name(subject), reference_text("json").codec, subject.wire
+    generator = st.tuples(template.messages(), simple_calls(), plain_prose, plain_prose)
+
+    def prop(drawn):
+        native, written, before, after = drawn
+        call_text = codec.encode(written)
+        message = with_text(template.name, native, f"{before}\n{call_text}\n{after}")
+        evidence = {"message": message, "calls written in text": written}
+        tools, ran = tools_for(written)
+        if subject.is_text:
+            chain = chain_with(None, None, texts=[strategy])
+            driver = BaseDriver(tools, chain=chain)
+            driver.backup_text_strategy = strategy
+        else:
+            got = strategy.extract(copy_json(message))
+            if got != []:
+                raise leak_fallthrough.fail(
+                    f"extract() of a message with no native call returned {show(got)}, "
+                    f"expected []", evidence)
+            text = strategy.content_text(copy_json(message))
+            if not isinstance(text, str) or call_text not in text:
+                raise leak_fallthrough.fail(
+                    f"content_text() is {show(text)}, which does not contain the call written "
+                    f"in the text {show(call_text)}", evidence)
+            driver = BaseDriver(tools, chain=chain_with(strategy, own))
+        answer = driver.process_llm_response(copy_json(message))
+        expected = [(call.name, call.arguments) for call in written]
+        found = first_difference(expected, ran, "calls run")
+        if found:
+            raise leak_fallthrough.fail(
+                f"through the driver's fall-through, {found}", evidence)
+        why = _not_text_history(answer.messages)
+        if why:
+            raise leak_fallthrough.fail(f"the history after a call found in text: {why}",
+                                        evidence)
+
+    check_each(leak_fallthrough, subject, generator, prop)
+
+
+# -- no phantom calls --------------------------------------------------------------------------
+def _reads_text(subject: Subject) -> bool:
+    return _is_text(subject) or (is_native(subject) and wire_name(subject) in REWRITABLE)
+
+
+@clause(
+    "extract.no-phantom",
+    level="MUST",
+    meaning="Prose with braces, JSON objects, code fences or tags that writes no call yields "
+            "no call (a native strategy: a text-only message extracts nothing).",
+    failure_means="The driver runs calls nobody made when a model shows JSON or code.",
+    typical_bug="A codec that takes any JSON object, or any fenced block, for a call; a native "
+                "strategy that scans its text for JSON.",
+    applies=_reads_text,
+)
+def no_phantom(subject: Subject) -> None:
+    strategy = subject.strategy
+
+    if subject.is_text:
+        generator = quiet_prose().flatmap(lambda text: st.tuples(st.just(text), pieces(text)))
+
+        def prop(drawn):
+            text, cut = drawn
+            evidence = {"content": text, "deltas": cut}
+            got = strategy.extract(_text_message(text))
+            if got != []:
+                raise no_phantom.fail(f"extract() of prose found {show(got)} in {show(text)}",
+                                      evidence)
+            acc, _ = feed(strategy, cut)
+            got = strategy.extract(strategy.as_message(acc))
+            if got != []:
+                raise no_phantom.fail(
+                    f"extract() after the prose fed as {len(cut)} deltas found {show(got)} in "
+                    f"{show(text)}", evidence)
+    else:
+        generator = st.tuples(subject.wire.messages(), quiet_prose())
+
+        def prop(drawn):
+            native, text = drawn
+            message = with_text(wire_name(subject), native, text)
+            got = strategy.extract(message)
+            if got != []:
+                raise no_phantom.fail(
+                    f"extract() of a message with no call, text {show(text)}, found {show(got)}",
+                    {"message": message})
+
+    check_each(no_phantom, subject, generator, prop)
+
+
+# -- malformed arguments ---------------------------------------------------------------------
+BAD_TEXTS = ('{"city": ', "not json", "[1, 2]", '"text"', '{"a": 1}}', "null", "{'a': 1}")
+_SENTINEL = {"zq": "ZQ-SENTINEL"}
+
+
+def _corruptions(codec) -> tuple[str, list]:
+    """How to write a malformed call in `codec`'s syntax, found by corrupting `encode()`.
+
+    Returns the arguments text as `encode` writes it and the replacements: arguments as a
+    JSON string that is not JSON (every codec), and a broken JSON body (tag-delimited
+    codecs, whose tags still say "a call is here"). Empty when the arguments cannot be found.
+    """
+    probe = codec.encode([ExtractedCall("zq_probe", dict(_SENTINEL))])
+    for separators in ((", ", ": "), (",", ":")):
+        written = json.dumps(_SENTINEL, separators=separators)
+        if written in probe:
+            break
+    else:
+        return "", []
+    out = [("arguments given as a string that is not JSON", '"not json"')]
+    if probe.lstrip().startswith("<"):
+        out.append(("a broken JSON body between the tags", '{"zq": '))
+    return written, out
+
+
+def _malformed_applies(subject: Subject) -> bool:
+    if _is_text(subject):
+        try:
+            return bool(_corruptions(subject.codec)[1])
+        except Exception:
+            return False
+    return is_native(subject) and wire_name(subject) in REWRITABLE
+
+
+def _bad_call(name: str, id: str | None) -> ExtractedCall:
+    return ExtractedCall(name, {}, id, error="malformed arguments")
+
+
+@st.composite
+def _malformed_text(draw, codec) -> tuple:
+    written, corruptions = _corruptions(codec)
+    label, replacement = draw(st.sampled_from(corruptions))
+    name = draw(simple_calls(max_size=1))[0].name
+    call_text = codec.encode([ExtractedCall(name, dict(_SENTINEL))]).replace(
+        written, replacement, 1)
+    content = f"{draw(plain_prose)}\n{call_text}\n{draw(plain_prose)}"
+    return content, name, label, draw(pieces(content))
+
+
+@st.composite
+def _malformed_message(draw, wire_) -> tuple:
+    """A native message with one call whose arguments are not a JSON object."""
+    case = draw(wire_.cases())
+    message = copy_json(case.message)
+    name, bad = draw(simple_calls(max_size=1))[0].name, draw(st.sampled_from(BAD_TEXTS))
+    expected = list(case.calls)
+    if wire_.name == "openai-chat":
+        entries = message.get("tool_calls") or []
+        at = draw(st.integers(0, len(entries)))
+        entries.insert(at, {"id": "call_bad", "type": "function",
+                            "function": {"name": name, "arguments": bad}})
+        message["tool_calls"] = entries
+        expected.insert(at, _bad_call(name, "call_bad"))
+    elif wire_.name == "openai-responses":
+        output = message["output"]
+        at = draw(st.integers(0, len(output)))
+        output.insert(at, {"type": "function_call", "id": "fc_bad", "status": "completed",
+                           "arguments": bad, "call_id": "call_bad", "name": name})
+        before = sum(1 for item in output[:at] if item.get("type") == "function_call")
+        expected.insert(before, _bad_call(name, "call_bad"))
+    else:  # ollama-chat: arguments are an object; a string that is not JSON is malformed
+        entries = message["message"].setdefault("tool_calls", [])
+        function = {"name": name, "arguments": bad}
+        if any("index" in e.get("function", {}) for e in entries):
+            function["index"] = len(entries)
+        entry = {"function": function}
+        if any("id" in e for e in entries):
+            entry = {"id": "call_bad", "function": function}
+        entries.append(entry)
+        expected.append(_bad_call(name, entry.get("id")))
+    return message, expected, bad
+
+
+@st.composite
+def _cut_by_max_tokens(draw, wire_) -> tuple:
+    """An Anthropic stream whose tool_use input is cut by max_tokens: no content_block_stop,
+    invalid partial JSON, then message_delta (stop_reason max_tokens) and message_stop."""
+    case = draw(wire_.cases())
+    start = copy_json(case.chunks[0])
+    index = len(start["message"]["content"])
+    call = draw(simple_calls(max_size=1))[0]
+    text = json.dumps(call.arguments or {"city": "Paris"})
+    cut = text[: draw(st.integers(1, len(text) - 1))]
+    call_id = "toolu_01" + "A" * 22
+    events = [start, {"type": "content_block_start", "index": index,
+                      "content_block": {"type": "tool_use", "id": call_id, "name": call.name,
+                                        "input": {}}}]
+    events += [{"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": part}}
+               for part in draw(pieces(cut))]
+    events.append({"type": "message_delta",
+                   "delta": {"stop_reason": "max_tokens", "stop_sequence": None},
+                   "usage": {"output_tokens": 4096}})
+    events.append({"type": "message_stop"})
+    return events, _bad_call(call.name, call_id), cut
+
+
+@clause(
+    "extract.malformed",
+    level="MUST",
+    meaning="A call whose arguments are not a JSON object surfaces as an ExtractedCall with "
+            "error set and arguments {}: never dropped, never raised, never run.",
+    failure_means="A malformed call crashes the driver, vanishes without a retry prompt, or "
+                  "runs with arguments nobody wrote.",
+    typical_bug="json.loads without a guard; calls that fail to parse skipped; a JSON array "
+                "or string accepted as arguments; a tool_use cut by max_tokens dropped.",
+    applies=_malformed_applies,
+)
+def malformed(subject: Subject) -> None:
+    strategy = subject.strategy
+
+    def check_one(got, expected, reason, evidence):
+        found = calls_difference(expected, got)
+        if found:
+            raise malformed.fail(f"{reason}: {found}", evidence)
+        for call, want in zip(got, expected):
+            if want.error is not None and call.arguments != {}:
+                raise malformed.fail(
+                    f"{reason}: the malformed call has arguments {show(call.arguments)}, "
+                    f"expected {{}}", evidence)
+
+    if subject.is_text:
+        generator = _malformed_text(subject.codec)
+
+        def prop(drawn):
+            content, name, label, cut = drawn
+            evidence = {"content": content, "deltas": cut}
+            expected = [_bad_call(name, None)]
+            for reason, got in (
+                (f"extract() of a call with {label}", lambda: strategy.extract(
+                    _text_message(content))),
+                (f"extract() after a call with {label} fed as {len(cut)} deltas",
+                 lambda: strategy.extract(strategy.as_message(feed(strategy, cut)[0]))),
+            ):
+                found = got()
+                if "broken" in label and isinstance(found, list) and len(found) == 1:
+                    # a broken body may hide the name: any name will do, the error must be set
+                    expected = [_bad_call(found[0].name, None)]
+                check_one(found, expected, reason, evidence)
+    elif wire_name(subject) == "anthropic-messages":
+        generator = _cut_by_max_tokens(subject.wire)
+
+        def prop(drawn):
+            events, bad, cut = drawn
+            acc, _ = feed(strategy, events)
+            got = strategy.extract(strategy.as_message(acc))
+            evidence = {"chunks": events}
+            if not isinstance(got, list) or not got:
+                raise malformed.fail(
+                    f"extract() after a tool_use cut by max_tokens (input {show(cut)}) "
+                    f"returned {show(got)}, expected the call with error set", evidence)
+            check_one(got[-1:], [bad], f"the tool_use cut by max_tokens (input {show(cut)})",
+                      evidence)
+    else:
+        generator = _malformed_message(subject.wire)
+
+        def prop(drawn):
+            message, expected, bad = drawn
+            check_one(strategy.extract(copy_json(message)), expected,
+                      f"extract() of a message with a call whose arguments are {show(bad)}",
+                      {"message": message})
+
+    check_each(malformed, subject, generator, prop)
+
+
+# -- the name of the call forming ---------------------------------------------------------------
+@clause(
+    "extract.forming",
+    level="MUST",
+    meaning="After every chunk, forming_name() of the message so far (and forming_name_of(acc)) "
+            "is None or the name of the call forming (the last started), and a native strategy "
+            "names the last call once it has started.",
+    failure_means="A driver holds the display for, or announces, the wrong tool while a "
+                  "call streams.",
+    typical_bug="forming_name() reading the first call instead of the last; naming a call "
+                "from a partial name; a forming_name_of(acc) fast path that disagrees.",
+    applies=_has_wire,
+)
+def forming(subject: Subject) -> None:
+    strategy = subject.strategy
+    fast = getattr(strategy, "forming_name_of", None)
+
+    def prop(case):
+        names = [call.name for call in case.calls]
+        acc = strategy.new_accumulator()
+        named_last = False  # was the last call named once every call had started?
+        for index, chunk in enumerate(stream_of(subject, case)):
+            strategy.accumulate(acc, copy_json(chunk))
+            message = strategy.as_message(acc)
+            started = min(len(strategy.extract(message)), len(names))
+            allowed = names[max(0, started - 1): started + 1]
+            said = [("forming_name(as_message())", strategy.forming_name(message))]
+            if fast is not None:
+                said.append(("forming_name_of(acc)", fast(acc)))
+            for how, name in said:
+                if name is not None and name not in allowed:
+                    raise forming.fail(
+                        f"after chunk {index}, {how} is {name!r}; the call forming is "
+                        f"{' or '.join(map(repr, allowed)) or 'none'} ({started} of "
+                        f"{len(names)} calls started)", case)
+            if names and started == len(names) and all(n == names[-1] for _, n in said):
+                named_last = True
+        if names and not subject.is_text and not named_last:
+            raise forming.fail(
+                f"forming_name() never named the last call {names[-1]!r} once it had started",
+                case)
+
+    check_each(forming, subject, subject.wire.cases(), prop)

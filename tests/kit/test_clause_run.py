@@ -1,0 +1,93 @@
+"""The clauses' shared helpers: comparing, copying, and the hand-made shapes."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mcs_reference as ref
+from mcs_conformance.clauses import _run
+from mcs_conformance.wires import get_wire
+from mcs_reference.calls import ExtractedCall
+
+_FAST = settings(max_examples=25, deadline=None)
+
+
+def test_first_difference_names_the_path_and_both_values():
+    assert _run.first_difference({"a": [1, {"b": "x"}]}, {"a": [1, {"b": "x"}]}) is None
+    found = _run.first_difference({"a": [1, {"b": "x"}]}, {"a": [1, {"b": "y"}]})
+    assert found == "message.a[1].b: expected 'x', got 'y'"
+    assert "missing key 'b'" in _run.first_difference({"b": 1}, {})
+    assert "unexpected key 'c'" in _run.first_difference({}, {"c": 1})
+    assert "expected 2 items, got 1 (missing 2)" in _run.first_difference([1, 2], [1])
+    assert "(extra 3)" in _run.first_difference([1], [1, 3])
+
+
+@pytest.mark.parametrize(("expected", "got"), [(1, 1.0), (1, True), (None, ""), ({}, [])])
+def test_first_difference_counts_json_types(expected, got):
+    assert _run.first_difference(expected, got) is not None
+
+
+def test_calls_difference_compares_ids_only_where_expected():
+    call = ExtractedCall("f", {"a": 1}, "call_1")
+    assert _run.calls_difference([call], [call]) is None
+    assert "id" in _run.calls_difference([call], [ExtractedCall("f", {"a": 1}, "call_2")])
+    textual = ExtractedCall("f", {"a": 1})
+    assert _run.calls_difference([textual], [ExtractedCall("f", {"a": 1}, "made_up")]) is None
+    errored = ExtractedCall("f", {}, None, error="bad")
+    assert "error" in _run.calls_difference([errored], [ExtractedCall("f", {})])
+    assert "extract() must return a list" in _run.calls_difference([], None)
+    assert "expected 1 items, got 0" in _run.calls_difference([call], [])
+
+
+def test_copy_json_is_deep():
+    value = {"a": [{"b": 1}], "c": "x"}
+    copied = _run.copy_json(value)
+    copied["a"][0]["b"] = 2
+    assert value == {"a": [{"b": 1}], "c": "x"}
+
+
+def test_text_shaped_is_only_an_openai_message_without_tool_calls():
+    message = {"role": "assistant", "content": "hi", "refusal": None, "annotations": []}
+    assert _run.text_shaped("openai-chat", message)
+    assert not _run.text_shaped("openai-chat", {**message, "tool_calls": None})
+    assert not _run.text_shaped("openai-chat", {**message, "content": None})
+    assert not _run.text_shaped("anthropic-messages", message)
+
+
+def test_chain_with_puts_the_subject_in_place_of_its_reference():
+    subject = ref.OpenAIResponsesStrategy()
+    chain = _run.chain_with(subject, "openai-responses")
+    assert chain.strategies[1] is subject
+    assert [s.name for s in chain.strategies][-1] == "text-json"
+    hermes = ref.TextStrategy(ref.HermesCodec())
+    assert _run.chain_with(None, None, texts=[hermes]).strategies[-1] is hermes
+
+
+@pytest.mark.parametrize("wire_name", _run.REWRITABLE)
+def test_with_text_leaves_only_the_text(wire_name):
+    strategy = _run.reference(wire_name)
+
+    @_FAST
+    @given(get_wire(wire_name).messages(min_calls=1), _run.plain_prose)
+    def check(message, text):
+        made = _run.with_text(wire_name, message, text)
+        assert strategy.extract(made) == []
+        assert strategy.content_text(made) == text
+        assert _run.first_difference(message, _run.copy_json(message)) is None
+
+    check()
+
+
+@_FAST
+@given(_run.quiet_prose())
+def test_quiet_prose_writes_no_call_for_the_reference_codecs(text):
+    assert ref.JsonCodec().decode(text) == []
+    assert ref.HermesCodec().decode(text) == []
+
+
+@_FAST
+@given(_run.simple_calls(max_size=3))
+def test_simple_calls_round_trip_through_the_reference_codecs(calls):
+    for codec in (ref.JsonCodec(), ref.HermesCodec()):
+        assert _run.calls_difference(calls, codec.decode(codec.encode(calls))) is None
