@@ -106,7 +106,7 @@ class OpenAIChatStrategy(ExtractionStrategy):
             if "tool_calls" in shape:
                 return not isinstance(shape.get("content"), list)
             if isinstance(shape.get("refusal"), str) and shape.get("content") is None:
-                return shape.get("role", "assistant") == "assistant"
+                return shape.get("role") == "assistant" and "type" not in shape
             return isinstance(shape.get("error"), dict) and "type" not in shape
         except Exception:  # a hostile mapping must not break resolution
             return False

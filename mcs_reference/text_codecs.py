@@ -187,8 +187,12 @@ class NameTracker:
         if self._parts is not None:
             if self._open is not None:
                 return self._open
+            if self._codec._definite:  # a new call opened and its name is not written yet
+                return None
             if self._inner is not None:
                 return self._inner.name
+        elif self._carry and self._codec._definite and self._codec._started(self._carry):
+            return None  # a new call opened; its head is still being written
         return self._last
 
     def feed(self, text: str) -> str | None:
@@ -300,6 +304,7 @@ class _Codec:
 
     name = ""
     opening_markers: tuple[str, ...] = ()
+    _definite = False  # does every opening start a call (True), or may it be prose JSON?
     _quotes = '"'
     _outside: re.Pattern
 
@@ -492,6 +497,8 @@ class HermesCodec(_Codec):
 
     name = "hermes"
     opening_markers = (_OPEN,)
+    _definite = True
+    _started = re.compile(re.escape(_OPEN) + r"\s*\{").search
     _quotes = "\"'"
     # Outside strings: JSON structure and literals, plus Python's True/False/None.
     _outside = re.compile(r"[^ \t\r\n,:\[\]0-9+\-.aeEflnrstuTFNo]")
