@@ -8,9 +8,11 @@ from __future__ import annotations
 import hypothesis
 import pytest
 
+from .profiles import SHRINK_SECONDS, cap_shrinking
 from .settings import SETTINGS_KEY, add_options, resolve
 
 PROFILE_KEY = pytest.StashKey[str]()
+SHRINK_KEY = pytest.StashKey[float]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,6 +35,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args[:] = []  # `pytest --mcs-strategy=X` alone runs the clauses, not the project's tests
     config.stash[PROFILE_KEY] = hypothesis.settings.get_current_profile_name()
+    config.stash[SHRINK_KEY] = cap_shrinking(SHRINK_SECONDS)
     hypothesis.settings.load_profile(f"mcs-{settings.profile}")
 
 
@@ -40,6 +43,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     previous = config.stash.get(PROFILE_KEY, None)
     if previous is not None:  # leave Hypothesis as we found it (matters for in-process runs)
         hypothesis.settings.load_profile(previous)
+        cap_shrinking(config.stash[SHRINK_KEY])
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -28,3 +28,22 @@ def profile_settings(profile: str) -> settings:
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     return settings.get_profile(f"mcs-{profile}")
+
+
+SHRINK_SECONDS = 60
+
+
+def cap_shrinking(seconds: float) -> float:
+    """Bound the time Hypothesis spends shrinking one failure; returns the previous bound.
+
+    Hypothesis allows 300 s, which on large wire cases turns one failing clause into a
+    five-minute wait; a minute gets a readable counterexample. Hypothesis has no public
+    setting for it, so this sets its engine's module constant (and tolerates its absence).
+    """
+    try:
+        from hypothesis.internal.conjecture import engine
+    except ImportError:  # pragma: no cover - a future Hypothesis may move it
+        return seconds
+    previous = getattr(engine, "MAX_SHRINKING_SECONDS", seconds)
+    engine.MAX_SHRINKING_SECONDS = seconds
+    return previous
