@@ -28,24 +28,52 @@ class ClauseTimeout(BaseException):
     under test can swallow it."""
 
 
+REFIRE = 0.25  # seconds between interrupts once the limit is reached
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Interrupt the block after `seconds` (main thread on POSIX; elsewhere no limit)."""
+    """Interrupt the block after `seconds` (main thread on POSIX; elsewhere no limit).
+
+    The interrupt repeats until the block ends: one that strikes where Python ignores
+    exceptions (a gc callback, a `__del__`) or where code swallows them is not the last.
+    Leaving disarms it first, even when an interrupt lands during the cleanup itself, so
+    none can strike after the block (in pytest's own teardown).
+    """
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return
+    armed = [True]
 
     def interrupt(signum: int, frame: Any) -> None:
-        raise ClauseTimeout(f"no result after {seconds:g} s")
+        if armed[0]:
+            raise ClauseTimeout(f"no result after {seconds:g} s")
 
     previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
+        signal.setitimer(signal.ITIMER_REAL, seconds, min(seconds, REFIRE))
         yield
     finally:
+        while armed[0]:
+            try:
+                armed[0] = False
+            except ClauseTimeout:  # landed before the store: the same limit, already reported
+                continue
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def timeout_behind(exc: BaseException) -> ClauseTimeout | None:
+    """The `ClauseTimeout` that caused `exc`, if any (Hypothesis may raise its own error
+    while unwinding from a limit that struck inside its engine)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, ClauseTimeout):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def shown(value: Any) -> str:
@@ -69,14 +97,23 @@ def case_record(case: Any) -> Any:
 
 
 def describe_case(case: Any) -> list[str]:
+    """The shrunk counterexample, one field a line; a chunk list one chunk a line, last.
+
+    Clauses pass a wire `Case` or a dict of evidence (any keys, `chunks` optional).
+    """
     record = case_record(case)
     if record is None:
         return []
-    if not (isinstance(record, dict) and "chunks" in record):
-        return ["counterexample:", f"  {shown(record)}"]
-    lines = ["shrunk counterexample:", f"  message: {shown(record['message'])}",
-             f"  chunks ({len(record['chunks'])}):"]
-    lines += [f"    [{i}] {shown(chunk)}" for i, chunk in enumerate(record["chunks"])]
+    if not isinstance(record, dict):
+        return ["shrunk counterexample:", f"  {shown(record)}"]
+    chunks = record.get("chunks")
+    lines = ["shrunk counterexample:"]
+    lines += [f"  {key}: {shown(value)}" for key, value in record.items() if key != "chunks"]
+    if isinstance(chunks, list):
+        lines.append(f"  chunks ({len(chunks)}):")
+        lines += [f"    [{i}] {shown(chunk)}" for i, chunk in enumerate(chunks)]
+    elif chunks is not None:
+        lines.append(f"  chunks: {shown(chunks)}")
     return lines
 
 
@@ -115,7 +152,13 @@ class ClauseItem(pytest.Item):
         except ClauseTimeout as hung:
             self._verdict("errored", f"the strategy hung: {hung}", None)
             raise
-        except Exception as exc:
+        except (KeyboardInterrupt, pytest.exit.Exception):  # the user stops the run
+            raise
+        except BaseException as exc:  # SystemExit from a strategy is its bug, not the end
+            hung = timeout_behind(exc)
+            if hung is not None:  # the limit struck inside Hypothesis, which then raised
+                self._verdict("errored", f"the strategy hung: {hung}", None)
+                raise ClauseTimeout(str(hung)) from exc
             self._verdict("errored", f"the strategy raised {type(exc).__name__}: {exc}", None)
             raise
         finally:
@@ -136,11 +179,13 @@ class ClauseItem(pytest.Item):
             lines += describe_case(error.case)
         elif isinstance(error, ClauseTimeout):
             lines.append(f"errored: the strategy hung ({error}); raise --mcs-timeout if it is only slow")
-        else:
+        else:  # the traceback ends with Hypothesis' notes (the failing case, the blob)
             lines.append(f"errored: the strategy raised {type(error).__name__}: {error}")
             lines += ["", *traceback.format_exception(error, limit=-6)]
-        notes = [n for n in getattr(error, "__notes__", []) if "reproduce_failure" in n or "Falsifying" in n]
-        lines += [""] + notes if notes else []
+        if isinstance(error, ClauseFailure):
+            notes = [n for n in getattr(error, "__notes__", [])
+                     if "reproduce_failure" in n or "Falsifying" in n]
+            lines += [""] + notes if notes else []
         lines += ["", f"what this means: {clause.failure_means}", f"typical bug: {clause.typical_bug}",
                   f"reproduce: {self.reproduce()}"]
         return "\n".join(line.rstrip("\n") for line in lines)

@@ -28,7 +28,7 @@ def wires_for(settings: McsSettings) -> list[Any]:
 
 def clause_items(session: pytest.Session, settings: McsSettings) -> list[ClauseItem]:
     """Every (strategy, clause) pair, in catalogue order; `--mcs-clause` narrows the clauses."""
-    chosen = [CLAUSES[c] for c in settings.clauses] if settings.clauses else list(CLAUSES.values())
+    chosen = [c for c in CLAUSES.values() if not settings.clauses or c.id in settings.clauses]
     items = []
     for loaded, wire in zip(settings.strategies, wires_for(settings)):
         for clause in chosen:

@@ -112,6 +112,8 @@ class McsSettings:
             parts.append(f"--mcs-wire={self.wire_spec}")
         if clause:
             parts.append(f"--mcs-clause={clause}")
+        else:
+            parts += [f"--mcs-clause={c}" for c in self.clauses]
         parts += [f"--mcs-profile={self.profile}", f"--mcs-seed={self.seed}"]
         return " ".join(parts)
 
