@@ -115,7 +115,7 @@ def _mutated(draw: Callable, subject: Subject) -> tuple:
     applies=_has_wire,
 )
 def bad_input(subject: Subject) -> None:
-    from mcs_reference import StreamError
+    from mcs_reference.errors import StreamError
 
     strategy = subject.strategy
 
