@@ -67,7 +67,7 @@ def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3) -> dict:
     refusal = None
     if count:
         content = draw(st.sampled_from((None, text, "")))
-    elif draw(st.booleans()):
+    elif draw(st.integers(0, 3)) == 3:  # a refusal, now and then
         content = None
         refusal = draw(st.one_of(st.sampled_from(REFUSALS), prose().filter(bool)))
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": refusal,
