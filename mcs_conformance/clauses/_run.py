@@ -346,11 +346,20 @@ _quiet_leaves = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000),
                           st.sampled_from(WORDS))
 _quiet_values = st.one_of(_quiet_leaves, st.lists(_quiet_leaves, max_size=2),
                           st.dictionaries(_quiet_keys, _quiet_leaves, max_size=2))
+# Records that carry one call-like key but are data, not a call: a person's `name` beside
+# other fields, or an `arguments` list with no name (a codec that runs these is too eager).
+_records = st.one_of(
+    st.builds(lambda name, rest: {"name": name, **rest}, st.sampled_from(WORDS),
+              st.dictionaries(_quiet_keys, _quiet_leaves, min_size=1, max_size=2)),
+    st.builds(lambda items, rest: {**rest, "arguments": items},
+              st.lists(st.sampled_from(WORDS), max_size=2),
+              st.dictionaries(_quiet_keys, _quiet_leaves, max_size=1)),
+)
 _objects = st.builds(
     lambda value, spaced: json.dumps(value, separators=(", ", ": ") if spaced else (",", ":"),
                                      ensure_ascii=False),
     st.one_of(st.dictionaries(_quiet_keys, _quiet_values, max_size=3),
-              st.lists(_quiet_values, max_size=3)),
+              st.lists(_quiet_values, max_size=3), _records),
     st.booleans(),
 )
 BRACES = ("{", "}", "{}", "{ }", "{{name}}", "f(x) = {a, b}", "a}b{c", "[", "]", "[]", "{[}]")
@@ -369,8 +378,9 @@ _fragments = st.one_of(plain_prose, st.sampled_from(BRACES), _objects, _fences,
 def quiet_prose() -> st.SearchStrategy[str]:
     """Prose with braces, JSON, code fences and tags that writes no call in any sane codec.
 
-    No object has a key a codec reads as a call (`tool`, `name`, `arguments`, `function`),
-    and no tag is a call marker (`<tool_call>` without a valid body is not prose).
+    No object is a call in any codec: none has a `tool` or `function` key, a `name` comes
+    only beside data fields (a record), an `arguments` list only without a name; no tag is
+    a call marker (`<tool_call>` without a valid body is not prose).
     """
     return st.lists(_fragments, min_size=1, max_size=6).flatmap(
         lambda parts: st.sampled_from(("", " ", "\n")).map(lambda sep: sep.join(parts)))
