@@ -148,6 +148,10 @@ class ClauseItem(pytest.Item):
                 self.clause.check(subject)
         except ClauseFailure as failure:
             self._verdict("failed", failure.reason, case_record(failure.case))
+            if self.mcs.save_failures is not None:  # --mcs-save-failures: keep it in a corpus
+                from .regressions import save_failure
+
+                self.user_properties.append(save_failure(self, failure))
             raise
         except ClauseTimeout as hung:
             self._verdict("errored", f"the strategy hung: {hung}", None)

@@ -92,6 +92,12 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         from .corpus import terminal_summary
 
         terminal_summary(terminalreporter, config)
+    if settings is not None and settings.active and settings.save_failures is not None:
+        from .regressions import summary_line
+
+        terminalreporter.write_line(summary_line(
+            terminalreporter.stats.get("failed", []), settings.save_failures,
+            config.invocation_params.dir))
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from . import schema
 from .corpus import FORMATS, META_SCHEMA, META_SUFFIX
 from .replay import decode, outcome
 
-__all__ = ["Entry", "RecordError", "plan", "record_command", "write"]
+__all__ = ["Entry", "RecordError", "check_events", "check_meta", "plan", "record_command", "write"]
 
 # Text codecs tried, in order, when the default chain finds no call in a text message.
 _TEXT_CODECS = (("mcs_reference:HermesCodec", "HermesCodec"),)
@@ -96,19 +97,31 @@ def _name(args_name: str | None, source: str, body: bytes) -> str:
     return stem
 
 
+def check_events(chunks: list, error: Any = None) -> None:
+    """Refuse a decoded body that holds no event, or whose first event no strategy claims."""
+    if not chunks:
+        detail = f" ({error.detail})" if error is not None else ""
+        raise RecordError(f"not an SSE or NDJSON body: no event could be read{detail}")
+    if default_chain().resolve(chunks[0]) is None:
+        shown = json.dumps(chunks[0], ensure_ascii=False, default=repr)[:100]
+        raise RecordError(f"no extraction strategy recognizes the first event {shown}; "
+                          "this is not a stream of a known wire")
+
+
+def check_meta(meta: dict) -> None:
+    """Refuse a sidecar that does not fit the schema `schemas/corpus-meta.json`."""
+    problems = schema.errors(meta, META_SCHEMA)
+    if problems:
+        raise RecordError(f"the metadata is not valid: {'; '.join(problems)}")
+
+
 def plan(body: bytes, *, corpus: Path, name: str, suffix: str = "",
          source: str | None = None, shows: str | None = None) -> Entry:
     """Check `body` and decide where it goes; raises `RecordError` when it cannot be an entry."""
     if not body.strip():
         raise RecordError("the body is empty; capture the raw HTTP response body of a streamed call")
     chunks, error = decode(body)
-    if not chunks:
-        detail = f" ({error.detail})" if error is not None else ""
-        raise RecordError(f"not an SSE or NDJSON body: no event could be read{detail}")
-    if default_chain().resolve(chunks[0]) is None:
-        shown = json.dumps(chunks[0], ensure_ascii=False)[:100]
-        raise RecordError(f"no extraction strategy recognizes the first event {shown}; "
-                          "this is not a stream of a known wire")
+    check_events(chunks, error)
     kind = "sse" if body.lstrip().startswith(_SSE_STARTS) else "ndjson"
 
     def run(front: list) -> tuple[dict, set]:
@@ -134,28 +147,50 @@ def plan(body: bytes, *, corpus: Path, name: str, suffix: str = "",
         meta["shows"] = shows
     if meta:
         meta = {"wire": wire, **meta}
-        problems = schema.errors(meta, META_SCHEMA)
-        if problems:
-            raise RecordError(f"the metadata is not valid: {'; '.join(problems)}")
+        check_meta(meta)
     ext = suffix if FORMATS.get(suffix) == kind else (".sse" if kind == "sse" else ".jsonl")
     return Entry(corpus / wire / f"{name}{ext}", body, meta or None, _summary(result, len(chunks)))
 
 
-def write(entry: Entry) -> list[Path]:
-    """Write the entry; refuses (status 1) when any stream of that name is already there."""
-    taken = [entry.path.with_suffix(ext) for ext in FORMATS if entry.path.with_suffix(ext).exists()]
+def write(entry: Entry, *, overwrite: bool = False) -> list[Path]:
+    """Write the entry; refuses (status 1) when any stream of that name is already there.
+
+    With `overwrite`, an entry of that name is replaced instead: its stream in another format
+    and a sidecar the new entry lacks are removed (they would share its snapshot). Files are
+    written under a hidden temporary name, then renamed, so a reader never sees half of one
+    and concurrent writers (pytest-xdist workers) never mix their bytes. `OSError` propagates.
+    """
+    others = [entry.path.with_suffix(ext) for ext in FORMATS if ext != entry.path.suffix]
+    taken = [path for path in [entry.path, *others] if path.exists()]
     if entry.meta is not None and entry.meta_path.exists():
         taken.append(entry.meta_path)
-    if taken:
+    if taken and not overwrite:
         raise RecordError(f"{taken[0]} already exists; choose another --name or remove it first",
                           status=1)
     entry.path.parent.mkdir(parents=True, exist_ok=True)
-    entry.path.write_bytes(entry.body)
+    _replace(entry.path, entry.body)
     written = [entry.path]
     if entry.meta is not None:
-        entry.meta_path.write_text(json.dumps(entry.meta, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        text = json.dumps(entry.meta, indent=2, ensure_ascii=False) + "\n"
+        _replace(entry.meta_path, text.encode("utf-8"))
         written.append(entry.meta_path)
+    elif overwrite and entry.meta_path.exists():
+        entry.meta_path.unlink()
+    for path in others if overwrite else ():
+        if path.exists():
+            path.unlink()
     return written
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a hidden temporary file in the same folder."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    finally:
+        if temporary.exists():
+            temporary.unlink()
 
 
 def _read(source: str) -> bytes:

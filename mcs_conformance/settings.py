@@ -65,6 +65,19 @@ def _corpus_dir(value: str) -> Path:
     return path
 
 
+def _save_dir(value: str) -> Path:
+    """Where failures are saved: a folder, or a path where one can be made (made when needed)."""
+    option = f"--mcs-save-failures={value}"
+    if not value.strip():
+        raise argparse.ArgumentTypeError(f"{option}: expected a folder to save failing streams into")
+    path = Path(value).absolute()
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        where = "it is" if existing == path else f"{existing} is"
+        raise argparse.ArgumentTypeError(f"{option}: {where} a file, not a folder")
+    return path
+
+
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("mcs-conformance", "certify streaming tool-call extraction strategies")
     group.addoption("--mcs-strategy", action="append", default=[], dest="mcs_strategy",
@@ -84,6 +97,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--mcs-corpus", dest="mcs_corpus", default=None, type=_corpus_dir, metavar="DIR",
                     help="replay every recorded stream in DIR against its snapshot (with "
                          "--mcs-strategy: through those strategies, before the default chain)")
+    group.addoption("--mcs-save-failures", dest="mcs_save_failures", default=None, type=_save_dir,
+                    metavar="DIR",
+                    help="save each failing clause's shrunk stream into DIR as a corpus entry "
+                         "(replay them with --mcs-corpus=DIR)")
 
 
 @dataclass(frozen=True)
@@ -98,6 +115,7 @@ class McsSettings:
     clauses: tuple[str, ...]
     timeout: float
     corpus: Path | None = None
+    save_failures: Path | None = None  # absolute; what runs does not change, so no rerun option
 
     @property
     def active(self) -> bool:
@@ -146,4 +164,5 @@ def resolve(config: pytest.Config) -> McsSettings:
         clauses=tuple(config.getoption("mcs_clause")),
         timeout=config.getoption("mcs_timeout"),
         corpus=config.getoption("mcs_corpus"),
+        save_failures=config.getoption("mcs_save_failures"),
     )
