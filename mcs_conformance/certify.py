@@ -118,7 +118,7 @@ class _Collector:
         clause = CLAUSES[clause_id]
         self.results[clause_id] = ClauseResult(
             clause=clause_id, level=clause.level, meaning=clause.meaning, verdict=verdict,
-            seconds=report.duration, reason=reason, counterexample=props.get("mcs_case"),
+            seconds=report.duration, examples=props.get("mcs_examples"), reason=reason, counterexample=props.get("mcs_case"),
             reproduce=reproduce,
         )
         if self.progress is not None:

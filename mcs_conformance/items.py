@@ -18,6 +18,7 @@ import hypothesis.core
 import pytest
 
 from .clauses import Clause, ClauseFailure, Subject
+from .clauses._run import examples_run
 from .targets import LoadedStrategy
 
 MAX_SHOWN = 2000  # characters of one JSON value shown in a failure
@@ -143,6 +144,7 @@ class ClauseItem(pytest.Item):
             pytest.skip(f"{self.clause.id} does not apply to {subject.name}")
         previous_seed = hypothesis.core.global_force_seed
         hypothesis.core.global_force_seed = self.mcs.seed
+        first = examples_run()
         try:
             with time_limit(self.mcs.timeout):
                 self.clause.check(subject)
@@ -167,6 +169,7 @@ class ClauseItem(pytest.Item):
             raise
         finally:
             hypothesis.core.global_force_seed = previous_seed
+            self.user_properties.append(("mcs_examples", examples_run() - first))
         self.user_properties.append(("mcs_verdict", "passed"))
 
     def _verdict(self, verdict: str, reason: str, case: Any) -> None:

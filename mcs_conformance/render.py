@@ -52,10 +52,11 @@ def summary_markdown(report: Report) -> str:
     if report.stale_baseline:
         lines += ["Refused: stale baseline, these listed clauses now pass (remove them): "
                   + ", ".join(f"`{c}`" for c in report.stale_baseline), ""]
-    lines += ["| clause | level | verdict | meaning |", "| --- | --- | --- | --- |"]
+    lines += ["| clause | level | verdict | examples | meaning |", "| --- | --- | --- | ---: | --- |"]
     for r in report.results:
         mark = MARKS[r.verdict] + (" (expected)" if r.expected_failure else "")
-        lines.append(f"| `{r.clause}` | {r.level} | {mark} | {_cell(r.meaning)} |")
+        examples = "" if r.examples is None else str(r.examples)
+        lines.append(f"| `{r.clause}` | {r.level} | {mark} | {examples} | {_cell(r.meaning)} |")
     for r in report.results:
         if not r.bad:
             continue

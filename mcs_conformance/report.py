@@ -62,6 +62,7 @@ class ClauseResult:
     meaning: str
     verdict: str
     seconds: float = 0.0
+    examples: int | None = None  # examples the verdict rests on (None: the clause did not run)
     reason: str | None = None
     counterexample: Any = None
     reproduce: str | None = None

@@ -27,6 +27,19 @@ _REFERENCE = {
 
 
 # -- running a property -------------------------------------------------------------------
+_examples = [0]
+
+
+def count_example() -> None:
+    """One more example run (a report says how many examples each verdict rests on)."""
+    _examples[0] += 1
+
+
+def examples_run() -> int:
+    """Examples run in this process so far, by every clause."""
+    return _examples[0]
+
+
 def digest(clause: Clause, subject: Subject) -> bytes:
     """Tells apart the Hypothesis tests of one clause run on different subjects."""
     return f"{clause.id}\0{subject.target}\0{subject.name}".encode()
@@ -40,6 +53,7 @@ def check_each(clause: Clause, subject: Subject, generator: st.SearchStrategy,
     @settings(report_multiple_bugs=False)
     @given(generator)
     def run(value: Any) -> None:
+        count_example()
         prop(value)
 
     run.hypothesis.inner_test._hypothesis_internal_add_digest = digest(clause, subject)

@@ -16,7 +16,7 @@ from mcs_reference.calls import ExtractedCall
 
 from ._registry import Subject, clause
 from ._run import (
-    NATIVE_WIRES, calls_difference, check_each, copy_json, digest, feed, is_native, plain_prose,
+    NATIVE_WIRES, calls_difference, check_each, copy_json, count_example, digest, feed, is_native, plain_prose,
     other_natives, reference, reference_text, show, stream_of, text_shaped, text_wire_of, wire,
     wire_name,
 )
@@ -214,6 +214,7 @@ def reorder_invariant(subject: Subject) -> None:
 
         def __init__(self):
             super().__init__()
+            count_example()
             self.moving = ExtractionChain(_members(subject), reorder=True)
             self.fixed = ExtractionChain(_members(subject), reorder=False)
             self.place_moving = {id(s): i for i, s in enumerate(self.moving.strategies)}
