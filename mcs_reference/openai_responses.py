@@ -553,8 +553,7 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
             if not isinstance(name, str):
                 raise MalformedChunk(f"function_call item {position} has name {_short(name)}",
                                      expected="a string")
-            call_id = item.get("call_id")
-            call_id = call_id if isinstance(call_id, str) else None
+            call_id = _str_or_none(item.get("call_id"))
             arguments = item.get("arguments")
             if isinstance(arguments, str):
                 calls.append(call_from_json_text(name, arguments, call_id))
@@ -585,7 +584,7 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
         output = _output_of(message)
         history = [_clone(item) for item in output]
         # A record without an id takes the next call of its name that no record claimed.
-        unclaimed = [(item.get("name"), item.get("call_id"))
+        unclaimed = [(item.get("name"), _str_or_none(item.get("call_id")))
                      for item in output if item["type"] == "function_call"]
         claimed = {record.tool_call_id for record in records}
         unclaimed = [pair for pair in unclaimed if pair[1] not in claimed]
@@ -600,3 +599,8 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
             history.append({"type": "function_call_output", "call_id": call_id,
                             "output": _result_text(record)})
         return history
+
+
+def _str_or_none(value: Any) -> str | None:
+    """A call id as the contract has it: a str, or None for a missing or malformed one."""
+    return value if isinstance(value, str) else None

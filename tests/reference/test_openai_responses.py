@@ -915,3 +915,19 @@ def test_garbage_through_the_buffer_raises_only_stream_errors(chunks):
             assert "could not read this chunk" not in str(exc), "a bug type escaped"
         assert STRATEGY.recognizes(chunk) in (True, False)
         buffer.as_dict()
+
+
+@pytest.mark.parametrize("bad_id", [[], {}, 7, None])
+def test_a_malformed_call_id_is_no_id_in_calls_and_history(bad_id):
+    """Found by robust.bad-input: a final output item whose call_id is not a str made
+    result_messages() raise TypeError (an unhashable id checked against the claimed ones)."""
+    strategy = OpenAIResponsesStrategy()
+    message = {"object": "response", "status": "completed", "output": [
+        {"type": "function_call", "id": "fc_1", "call_id": bad_id, "name": "f",
+         "arguments": "{}", "status": "completed"}]}
+
+    [call] = strategy.extract(message)
+    assert (call.name, call.arguments, call.id) == ("f", {}, None)
+    history = strategy.result_messages(
+        message, [ToolCallRecord(name="f", arguments={}, result="ok", tool_call_id=None)])
+    assert history[-1] == {"type": "function_call_output", "call_id": None, "output": "ok"}
