@@ -78,6 +78,12 @@ def opaque(alphabet: str = BASE64, *, max_size: int = 120) -> st.SearchStrategy[
 
 _big = st.builds(lambda part, times: (part or "x") * times, prose(max_fragments=3),
                  st.integers(50, 600))
+# Call markers of the text formats, inside a string value (code, docs, a model quoting
+# itself): a text codec that scans for them without reading JSON strings cuts the call there.
+MARKERS = ("<tool_call>", "</tool_call>", '{"tool": "x", "arguments": {}}', "```json\n",
+           "[TOOL_CALLS]")
+_marked = st.builds(lambda before, marker, after: before + marker + after,
+                    prose(max_fragments=2), st.sampled_from(MARKERS), prose(max_fragments=2))
 _leaves = st.one_of(
     st.none(),
     st.booleans(),
@@ -85,6 +91,7 @@ _leaves = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from(TRICKY),
     prose(max_fragments=4),
+    _marked,
     _big,
 )
 _keys = st.one_of(st.sampled_from(("city", "query", "n", "path", "é", "}", "a b")),

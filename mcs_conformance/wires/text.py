@@ -22,7 +22,7 @@ from hypothesis.errors import InvalidArgument
 from mcs_reference.calls import ExtractedCall
 
 from . import openai_chat
-from ._base import Case, Wire
+from ._base import COUNT_OPTIONS, NATIVE_OPTIONS, Case, Wire, check_options, check_wire_options
 from ._content import arguments, prose, tool_names
 
 __all__ = ["NAME", "case_of", "cases", "make_wire", "messages"]
@@ -35,12 +35,12 @@ DECOYS = (
     "Here is the result:", " Let me check.", "\n",
 )
 SEPARATORS = ("", " ", "\n", "\n\n")
-_OPTIONS = frozenset({"codec", "min_calls", "max_calls", "max_cuts"})
 
 
 def _inert(codec: Any) -> st.SearchStrategy[str]:
     """Prose, decoys included, in which `codec` finds no call."""
-    text = st.lists(st.one_of(st.sampled_from(DECOYS), prose()), max_size=4).map("".join)
+    pieces = st.one_of(st.sampled_from(DECOYS), prose(max_fragments=4))
+    text = st.lists(pieces, max_size=6).map("".join)
     return text.filter(lambda value: not codec.decode(value))
 
 
@@ -53,7 +53,7 @@ def _same_calls(found: list, expected: list) -> bool:
 @st.composite
 def _texts(draw: Callable, codec: Any, min_calls: int, max_calls: int) -> tuple[str, list]:
     """The content text and the calls written in it."""
-    openai_chat.check_options(min_calls, max_calls)
+    check_options(min_calls, max_calls)
     count = draw(st.integers(min_calls, max_calls))
     calls = [ExtractedCall(draw(tool_names()), draw(arguments())) for _ in range(count)]
     before, after = draw(_inert(codec)), draw(_inert(codec))
@@ -89,7 +89,7 @@ def case_of(message: dict, chunks: list, calls: list[ExtractedCall]) -> Case:
 def cases(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3,
           max_cuts: int = 8) -> Case:
     """Generated text streams with the truth about them."""
-    openai_chat.check_options(min_calls, max_calls, max_cuts)
+    check_options(min_calls, max_calls, max_cuts)
     content, calls = draw(_texts(codec, min_calls, max_calls))
     message = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
     chunks = draw(openai_chat.chunkings(message, max_cuts=max_cuts))
@@ -98,9 +98,7 @@ def cases(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3,
 
 def make_wire(codec: Any = None, **options: Any) -> Wire:
     """The text wire for `codec` (default: the reference's `JsonCodec()`)."""
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidArgument(f"unknown {NAME} wire option(s): {', '.join(sorted(unknown))}")
+    check_wire_options(NAME, options, NATIVE_OPTIONS)
     if codec is None:
         from mcs_reference.text_codecs import JsonCodec
 
@@ -108,7 +106,7 @@ def make_wire(codec: Any = None, **options: Any) -> Wire:
     for method in ("encode", "decode"):
         if not callable(getattr(codec, method, None)):
             raise InvalidArgument(f"the text wire needs a codec with {method}(), got {codec!r}")
-    counts = {k: v for k, v in options.items() if k in ("min_calls", "max_calls")}
+    counts = {k: v for k, v in options.items() if k in COUNT_OPTIONS}
     return Wire(
         name=NAME,
         strategy_names=frozenset(),

@@ -36,7 +36,9 @@ def record(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     def run(*args: str) -> tuple[str, pytest.RunResult]:
         path = pytester.path / f"record-{next(runs)}.jsonl"
         monkeypatch.setenv("MCS_RECORD_FILE", str(path))
-        result = pytester.runpytest(*RUN, *args)
+        # Each run in a process of its own, as a user reruns: in one process Hypothesis
+        # also draws from constants of the modules imported so far, which a first run grows.
+        result = pytester.runpytest_subprocess(*RUN, *args)
         result.assert_outcomes(passed=1)
         return path.read_text(), result
 
