@@ -7,9 +7,10 @@ extraction strategy must get out of it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
 
@@ -81,3 +82,46 @@ def pieces(draw: Callable, text: str, *, max_cuts: int = 8, allow_empty: bool = 
         start = max(start, point)
     out.append(text[start:])
     return out
+
+
+COUNT_OPTIONS = ("min_calls", "max_calls")  # the options `messages` takes; `cases` takes all
+NATIVE_OPTIONS = frozenset({*COUNT_OPTIONS, "max_cuts"})
+
+
+def check_options(min_calls: int, max_calls: int, max_cuts: int = 0) -> None:
+    """Raise `InvalidArgument` for counts a generator cannot honour (at draw time)."""
+    named = (("min_calls", min_calls), ("max_calls", max_calls), ("max_cuts", max_cuts))
+    for label, value in named:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InvalidArgument(f"{label} must be an int, got {value!r}")
+    if not 0 <= min_calls <= max_calls:
+        raise InvalidArgument(f"need 0 <= min_calls <= max_calls, got {min_calls}, {max_calls}")
+    if max_cuts < 0:
+        raise InvalidArgument(f"max_cuts must be >= 0, got {max_cuts}")
+
+
+def check_wire_options(name: str, options: dict, allowed: frozenset) -> None:
+    """Refuse option names a wire does not know, when the wire is made (not at draw time)."""
+    unknown = set(options) - allowed
+    if unknown:
+        raise InvalidArgument(f"unknown {name} wire option(s): {', '.join(sorted(unknown))}")
+
+
+def native_wire(name: str, messages: Callable[..., st.SearchStrategy],
+                cases: Callable[..., st.SearchStrategy], options: dict,
+                allowed: frozenset = NATIVE_OPTIONS) -> Wire:
+    """A built-in native wire named after its schemas; `options` become defaults of
+    `messages` (the call counts) and `cases` (all of them)."""
+    check_wire_options(name, options, allowed)
+    counts = {key: value for key, value in options.items() if key in COUNT_OPTIONS}
+    return Wire(
+        name=name,
+        strategy_names=frozenset({name}),
+        messages=lambda **opts: messages(**{**counts, **opts}),
+        cases=lambda **opts: cases(**{**options, **opts}),
+        chunk_schema=f"{name}.chunk.json",
+        message_schema=f"{name}.message.json",
+        request_schema=f"{name}.request.json",
+        native=True,
+        options=dict(options),
+    )

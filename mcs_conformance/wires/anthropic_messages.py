@@ -14,11 +14,10 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import Case, Wire, pieces
+from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
 from ._content import BASE62, PLACES, arguments, dump, interleave, opaque, positions, prose
 from ._content import token, tool_names
 
@@ -92,8 +91,7 @@ def _lists(min_calls: int, max_calls: int, max_cuts: int | None) -> tuple:
 
 @st.composite
 def _content(draw: Callable, min_calls: int, max_calls: int, max_cuts: int | None) -> tuple:
-    if not 0 <= min_calls <= max_calls:
-        raise InvalidArgument(f"need 0 <= min_calls <= max_calls, got {min_calls}, {max_calls}")
+    check_options(min_calls, max_calls)
     thinking, texts, calls = _lists(min_calls, max_calls, max_cuts)
     pairs = draw(thinking) + interleave(draw(texts), draw(calls))
     message = draw(_envelope([block for block, _ in pairs]))
@@ -231,18 +229,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 
 def make_wire(**options: Any) -> Wire:
     """The Anthropic Messages wire; `options` become defaults of `messages` and `cases`."""
-    unknown = set(options) - {"min_calls", "max_calls", "max_cuts", "pings"}
-    if unknown:
-        raise InvalidArgument(f"unknown {NAME} wire option(s): {', '.join(sorted(unknown))}")
-    message_options = {k: v for k, v in options.items() if k in ("min_calls", "max_calls")}
-    return Wire(
-        name=NAME,
-        strategy_names=frozenset({NAME}),
-        messages=lambda **opts: messages(**{**message_options, **opts}),
-        cases=lambda **opts: cases(**{**options, **opts}),
-        chunk_schema=f"{NAME}.chunk.json",
-        message_schema=f"{NAME}.message.json",
-        request_schema=f"{NAME}.request.json",
-        native=True,
-        options=dict(options),
-    )
+    return native_wire(NAME, messages, cases, options, NATIVE_OPTIONS | {"pings"})

@@ -17,13 +17,11 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import Case, Wire, pieces
+from ._base import Case, Wire, check_options, native_wire, pieces
 from ._content import arguments, prose, token, tool_names
-from .openai_chat import check_options
 
 __all__ = ["NAME", "case_of", "cases", "chunkings", "make_wire", "messages"]
 
@@ -32,7 +30,6 @@ MODELS = ("llama3.2", "qwen3:8b", "qwen2.5-coder:7b", "mistral-nemo", "gpt-oss:2
 COUNTERS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration",
             "eval_count", "eval_duration")
 _LOWER36 = "abcdefghijklmnopqrstuvwxyz0123456789"
-_OPTIONS = frozenset({"min_calls", "max_calls", "max_cuts"})
 _EPOCH_NS = (1_704_067_200 * 10**9, 1_830_000_000 * 10**9)  # 2024 .. 2027
 
 
@@ -161,18 +158,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 
 def make_wire(**options: Any) -> Wire:
     """The Ollama chat wire; `options` become defaults of `messages` and `cases`."""
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidArgument(f"unknown {NAME} wire option(s): {', '.join(sorted(unknown))}")
-    counts = {k: v for k, v in options.items() if k in ("min_calls", "max_calls")}
-    return Wire(
-        name=NAME,
-        strategy_names=frozenset({NAME}),
-        messages=lambda **opts: messages(**{**counts, **opts}),
-        cases=lambda **opts: cases(**{**options, **opts}),
-        chunk_schema=f"{NAME}.chunk.json",
-        message_schema=f"{NAME}.message.json",
-        request_schema=f"{NAME}.request.json",
-        native=True,
-        options=dict(options),
-    )
+    return native_wire(NAME, messages, cases, options)

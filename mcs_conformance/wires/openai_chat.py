@@ -16,11 +16,10 @@ import json
 from typing import Any, Callable
 
 from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import Case, Wire, pieces
+from ._base import Case, Wire, check_options, native_wire, pieces
 from ._content import BASE62, arguments, json_texts, prose, token, tool_names, unique_tokens
 
 __all__ = ["NAME", "case_of", "cases", "chunkings", "make_wire", "messages"]
@@ -29,19 +28,6 @@ NAME = "openai-chat"
 MODELS = ("gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18", "gpt-5-2025-08-07", "deepseek-chat",
           "llama-3.3-70b-versatile", "qwen3-max")
 REFUSALS = ("I'm sorry, I can't help with that.", "I can’t assist with that request.")
-_OPTIONS = frozenset({"min_calls", "max_calls", "max_cuts"})
-
-
-def check_options(min_calls: int, max_calls: int, max_cuts: int = 0) -> None:
-    """Raise `InvalidArgument` for counts a generator cannot honour (at draw time)."""
-    named = (("min_calls", min_calls), ("max_calls", max_calls), ("max_cuts", max_cuts))
-    for label, value in named:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise InvalidArgument(f"{label} must be an int, got {value!r}")
-    if not 0 <= min_calls <= max_calls:
-        raise InvalidArgument(f"need 0 <= min_calls <= max_calls, got {min_calls}, {max_calls}")
-    if max_cuts < 0:
-        raise InvalidArgument(f"max_cuts must be >= 0, got {max_cuts}")
 
 
 @st.composite
@@ -267,18 +253,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 
 def make_wire(**options: Any) -> Wire:
     """The OpenAI Chat wire; `options` become defaults of `messages` and `cases`."""
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidArgument(f"unknown {NAME} wire option(s): {', '.join(sorted(unknown))}")
-    message_options = {k: v for k, v in options.items() if k in ("min_calls", "max_calls")}
-    return Wire(
-        name=NAME,
-        strategy_names=frozenset({NAME}),
-        messages=lambda **opts: messages(**{**message_options, **opts}),
-        cases=lambda **opts: cases(**{**options, **opts}),
-        chunk_schema=f"{NAME}.chunk.json",
-        message_schema=f"{NAME}.message.json",
-        request_schema=f"{NAME}.request.json",
-        native=True,
-        options=dict(options),
-    )
+    return native_wire(NAME, messages, cases, options)

@@ -16,11 +16,10 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import Case, Wire, pieces
+from ._base import Case, Wire, check_options, native_wire, pieces
 from ._content import BASE62, BASE64, PLACES, arguments, dump, interleave, opaque, prose, token
 from ._content import tool_names
 
@@ -120,8 +119,7 @@ def _lists(modern: bool, min_calls: int, max_calls: int, stream: tuple | None) -
 @st.composite
 def _output(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None) -> tuple:
     """A `Response` and, when `stream` (max_cuts, padded) is given, its items' events."""
-    if not 0 <= min_calls <= max_calls:
-        raise InvalidArgument(f"need 0 <= min_calls <= max_calls, got {min_calls}, {max_calls}")
+    check_options(min_calls, max_calls)
     modern = draw(st.booleans())  # late-2025 fields, or the early-2025 set
     reasoning, texts, calls = _lists(modern, min_calls, max_calls, stream)
     pairs = draw(reasoning) + interleave(draw(texts), draw(calls))
@@ -294,18 +292,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 
 def make_wire(**options: Any) -> Wire:
     """The OpenAI Responses wire; `options` become defaults of `messages` and `cases`."""
-    unknown = set(options) - {"min_calls", "max_calls", "max_cuts"}
-    if unknown:
-        raise InvalidArgument(f"unknown {NAME} wire option(s): {', '.join(sorted(unknown))}")
-    message_options = {k: v for k, v in options.items() if k in ("min_calls", "max_calls")}
-    return Wire(
-        name=NAME,
-        strategy_names=frozenset({NAME}),
-        messages=lambda **opts: messages(**{**message_options, **opts}),
-        cases=lambda **opts: cases(**{**options, **opts}),
-        chunk_schema=f"{NAME}.chunk.json",
-        message_schema=f"{NAME}.message.json",
-        request_schema=f"{NAME}.request.json",
-        native=True,
-        options=dict(options),
-    )
+    return native_wire(NAME, messages, cases, options)
