@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .corpus import CorpusError, Meta
+from .corpus import Meta
 from .recorder import Entry, RecordError, check_events, check_meta, write
 from .replay import decode, replay, wire_labels
 

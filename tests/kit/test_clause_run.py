@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import mcs_reference as ref
 from mcs_conformance.clauses import _run
