@@ -10,15 +10,20 @@ _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_t
 # own account of a failure (clause, shrunk case, reproduce command).
 _PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
 
+# Hypothesis loads its own `ci` profile (derandomized, no database) when a CI variable is
+# set; the kit's profiles must not inherit from whichever is loaded, or `--mcs-seed` would
+# change nothing on a CI machine. They build on Hypothesis' plain defaults instead.
+_BASE = settings.get_profile("default")
+
 settings.register_profile(
-    "mcs-dev", max_examples=40, deadline=None, suppress_health_check=_QUIET, phases=_PHASES, print_blob=True
+    "mcs-dev", parent=_BASE, max_examples=40, deadline=None, suppress_health_check=_QUIET, phases=_PHASES, print_blob=True
 )
 settings.register_profile(
-    "mcs-ci", max_examples=100, deadline=None, derandomize=True,
+    "mcs-ci", parent=_BASE, max_examples=100, deadline=None, derandomize=True,
     suppress_health_check=_QUIET, phases=_PHASES, print_blob=True, database=None,
 )
 settings.register_profile(
-    "mcs-thorough", max_examples=1000, deadline=None, suppress_health_check=_QUIET, phases=_PHASES,
+    "mcs-thorough", parent=_BASE, max_examples=1000, deadline=None, suppress_health_check=_QUIET, phases=_PHASES,
     print_blob=True,
 )
 

@@ -1,6 +1,10 @@
 """`--mcs-profile=dev|ci|thorough`: how hard Hypothesis searches, shown in the header."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import hypothesis
 import pytest
 
@@ -77,3 +81,13 @@ def test_a_run_leaves_the_callers_hypothesis_profile_alone(pytester: pytest.Pyte
 
     assert hypothesis.settings.get_current_profile_name() == "mcs-test-caller"
     assert hypothesis.settings.default.max_examples == 7
+
+
+def test_profiles_ignore_hypothesis_own_ci_profile():
+    """With CI set, Hypothesis loads its derandomized `ci` profile; the kit's dev and
+    thorough profiles must not inherit it, or --mcs-seed would change nothing in CI."""
+    code = ("from mcs_conformance.profiles import profile_settings as p; "
+            "print([p(n).derandomize for n in ('dev', 'ci', 'thorough')], p('dev').max_examples)")
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "CI": "true"},
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[False,", "True,", "False]", "40"]
