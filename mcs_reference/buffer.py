@@ -85,7 +85,8 @@ class LLMStreamBuffer:
         index = self._count
         self._count = index + 1
         self._held = False
-        chunk = plain_chunk(chunk)
+        if type(chunk) is not dict:  # the common case skips a call: add() is the hot path
+            chunk = plain_chunk(chunk)
         strategy = self.strategy
         if strategy is None:
             strategy = self._resolve(chunk, index)
