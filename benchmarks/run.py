@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import streams  # noqa: E402
 
+from mcs_conformance.targets import BUNDLED_STRATEGIES  # noqa: E402
 from mcs_reference import BaseDriver, LLMStreamBuffer, default_chain  # noqa: E402
 
 TARGETS = {"floor": 1.5, "sdk@1000": 10.0, "sdk@10000": 30.0, "growth": 1.3}
@@ -184,18 +185,8 @@ def kit_speed(workers: int = 2) -> tuple[float, list[tuple[str, float, int]]]:
 
     start = time.perf_counter()
     with ProcessPoolExecutor(workers) as pool:
-        rows = list(pool.map(certify_one, BUNDLED))
+        rows = list(pool.map(certify_one, BUNDLED_STRATEGIES))
     return time.perf_counter() - start, rows
-
-
-BUNDLED = [
-    "mcs_reference:OpenAIChatStrategy",
-    "mcs_reference:OpenAIResponsesStrategy",
-    "mcs_reference:AnthropicMessagesStrategy",
-    "mcs_reference:OllamaChatStrategy",
-    "mcs_reference.text:json_text_strategy",
-    "mcs_reference.text:hermes_text_strategy",
-]
 
 
 def row(figure: str, value: float, target: str, ok: bool) -> str:

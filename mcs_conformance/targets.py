@@ -11,6 +11,16 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
+# The reference's extraction strategies as targets: what the kit certifies in its own CI,
+# the benchmarks time, and docs/reports/ publishes.
+BUNDLED_STRATEGIES = (
+    "mcs_reference:OpenAIChatStrategy",
+    "mcs_reference:OpenAIResponsesStrategy",
+    "mcs_reference:AnthropicMessagesStrategy",
+    "mcs_reference:OllamaChatStrategy",
+    "mcs_reference.text:json_text_strategy",
+    "mcs_reference.text:hermes_text_strategy",
+)
 STRATEGY_MEMBERS = (
     "name", "recognizes", "new_accumulator", "accumulate", "as_message", "is_done",
     "extract", "content_text", "forming_name", "result_messages",

@@ -19,19 +19,12 @@ import pytest
 # the one `mcs_reference.StreamError` kept (robust.bad-input would then fail).
 import mcs_reference.errors  # noqa: F401
 from mcs_conformance.clauses import CLAUSES
+from mcs_conformance.targets import BUNDLED_STRATEGIES
 
 TESTS = Path(__file__).resolve().parents[1]
 BROKEN = sorted(p.stem for p in (TESTS / "broken").glob("*.py") if not p.stem.startswith("_"))
 REFERENCE_STRATEGIES = ("OpenAIChatStrategy", "OpenAIResponsesStrategy",
                         "AnthropicMessagesStrategy", "OllamaChatStrategy", "TextStrategy")
-REFERENCES = (
-    "mcs_reference:OpenAIChatStrategy",
-    "mcs_reference:OpenAIResponsesStrategy",
-    "mcs_reference:AnthropicMessagesStrategy",
-    "mcs_reference:OllamaChatStrategy",
-    "mcs_reference.text:json_text_strategy",
-    "mcs_reference.text:hermes_text_strategy",
-)
 
 
 def clause_reports(result: pytest.RunResult) -> dict[str, tuple[str, dict, str]]:
@@ -102,7 +95,7 @@ def test_kit_flags_broken_strategy(pytester: pytest.Pytester, module: str):
 
 
 # -- and passes the reference ---------------------------------------------------------------
-@pytest.mark.parametrize("target", REFERENCES)
+@pytest.mark.parametrize("target", BUNDLED_STRATEGIES)
 def test_kit_passes_reference_strategy(pytester: pytest.Pytester, target: str):
     result = pytester.runpytest(f"--mcs-strategy={target}", "--mcs-profile=ci", "-p", "no:randomly")
 
