@@ -156,6 +156,14 @@ def test_a_reference_strategy_is_certified_and_the_four_files_are_written(refere
     assert report.results[1].reason  # a skip says why
 
 
+def test_each_clause_says_how_many_examples_it_ran(reference_run):
+    _, out = reference_run
+    passed, skipped = read_report(out).results
+    assert passed.examples >= 40  # the dev profile's 40 examples, at least
+    assert skipped.examples is None  # a clause that does not apply runs none
+    assert f"| {passed.examples} |" in (out / "summary.md").read_text("utf-8")
+
+
 def test_report_lines_validate_against_the_schema_and_round_trip(reference_run):
     _, out = reference_run
     lines = [json.loads(line) for line in (out / "report.jsonl").read_text("utf-8").splitlines()]
