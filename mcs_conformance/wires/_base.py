@@ -25,6 +25,14 @@ class Case:
     `response` the whole `stream=false` body where the wire has one beyond the message;
     `deltas` the visible text as the plain string deltas a text-only stream would carry
     (the text wire: what a `TextStrategy` is fed directly).
+    `quirks` names the real-server quirks this stream holds (docs/quirks.md), so that a
+    failure report can say "fails only on vLLM-style streams".
+    `error` is set when the stream ends in a provider error after HTTP 200: the provider's
+    error object (wires/provider_errors.py), whose message `ProviderError` must carry;
+    `error_at` is the index of the
+    first chunk that reports it (a strategy must raise `ProviderError` there, never return
+    a message that looks complete). `message`, `calls` and `text` then describe what was
+    assembled before the error.
     """
 
     wire: str
@@ -35,6 +43,9 @@ class Case:
     text: str
     response: dict | None = None
     deltas: list | None = None
+    quirks: frozenset = frozenset()
+    error: dict | str | None = None
+    error_at: int | None = None
 
     def summary(self) -> str:
         """Short one-line description for failure reports."""

@@ -1,0 +1,110 @@
+"""How each wire reports a provider error after HTTP 200, as real servers send it.
+
+One place for these forms, used by the wires (error cases for `reassembly.provider-error`)
+and by the local provider server (error endings for `client.provider-error`). The shapes
+follow the recordings in shared/corpora-real (QUIRKS.md) and the official SDK types:
+
+- OpenAI Chat, Groq style: an SSE `event: error` whose data is `{"error": {...}}`, no
+  `[DONE]` after it (`form="event"`);
+- OpenAI Chat, OpenRouter style: an ordinary chunk that also carries a top-level `error`
+  object, `[DONE]` still follows (`form="chunk"`);
+- Anthropic: an `error` event, `{"type": "error", "error": {"type", "message"}}`;
+- OpenAI Responses: an `error` event (the SDK's flat `code`/`message`/`param`, or the nested
+  `error` object seen in 2025 recordings), then `response.failed` whose response carries
+  `status: "failed"` and the error;
+- Ollama: a line `{"error": "message"}`.
+
+`error_tail(...)` returns the chunks to append after the stream's last good chunk, and the
+drawn error object. A strategy's `ProviderError` must carry the provider's message (the
+`message` of that object, or the string itself for Ollama): compare messages, since each
+wire nests the object its own way.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+from hypothesis import strategies as st
+
+__all__ = ["ERROR_FORMS", "error_objects", "error_tail", "is_error_event_chunk"]
+
+#: The forms each wire can report an error in (drawn by `error_objects`).
+ERROR_FORMS = {
+    "openai-chat": ("event", "chunk"),
+    "text": ("event", "chunk"),
+    "anthropic-messages": ("event",),
+    "openai-responses": ("flat", "nested"),
+    "ollama-chat": ("line",),
+}
+
+_CHAT_ERRORS = (
+    ("server_error", "server_error", "The server had an error while processing your request."),
+    ("invalid_request_error", "tool_use_failed", "Tool call validation failed."),
+    ("rate_limit_exceeded", "rate_limit_exceeded", "Rate limit reached for requests."),
+)
+_ANTHROPIC_ERRORS = (
+    ("overloaded_error", "Overloaded"),
+    ("api_error", "Internal server error"),
+)
+
+
+@st.composite
+def error_objects(draw: Callable, wire: str) -> tuple[str, dict | str]:
+    """A drawn `(form, error)` for `wire`: how the error is reported, and the provider's
+    message object as the error chunk carries it."""
+    form = draw(st.sampled_from(ERROR_FORMS[wire]))
+    if wire in ("openai-chat", "text", "openai-responses"):
+        kind, code, message = draw(st.sampled_from(_CHAT_ERRORS))
+        return form, {"message": message, "type": kind, "code": code, "param": None}
+    if wire == "anthropic-messages":
+        kind, message = draw(st.sampled_from(_ANTHROPIC_ERRORS))
+        return form, {"type": kind, "message": message}
+    return form, draw(st.sampled_from(("model runner has unexpectedly stopped", "out of memory")))
+
+
+def error_tail(wire: str, form: str, error: dict | str, *, last: Any = None,
+               response: dict | None = None, sequence: int | None = None) -> tuple[list, Any]:
+    """The chunks that report `error` on `wire` in `form`, and `error` itself.
+
+    `last` is the stream's last good chunk (OpenAI Chat copies its envelope into the chunk
+    form); `response` the `Response` so far and `sequence` the next `sequence_number`
+    (Responses; `None` when the stream has no sequence numbers).
+    """
+    if wire in ("openai-chat", "text"):
+        if form == "event":
+            return [{"error": copy.deepcopy(error)}], error
+        chunk = {key: copy.deepcopy(last[key]) for key in ("id", "object", "created", "model")
+                 if isinstance(last, dict) and key in last}
+        chunk["choices"] = [{"index": 0, "delta": {"content": ""}, "finish_reason": None}]
+        chunk["error"] = copy.deepcopy(error)
+        return [chunk], error
+    if wire == "anthropic-messages":
+        return [{"type": "error", "error": copy.deepcopy(error)}], error
+    if wire == "openai-responses":
+        return _responses_tail(form, error, response, sequence)
+    if wire == "ollama-chat":
+        return [{"error": error}], error
+    raise ValueError(f"no provider error form for wire {wire!r}")
+
+
+def _responses_tail(form: str, error: dict, response: dict | None,
+                    sequence: int | None) -> tuple[list, dict]:
+    if form == "flat":
+        event = {"type": "error", "code": error.get("code"), "message": error.get("message"),
+                 "param": error.get("param")}
+    else:
+        event = {"type": "error", "error": copy.deepcopy(error)}
+    failed = copy.deepcopy(response) if response is not None else {}
+    failed["status"] = "failed"
+    failed["error"] = {"code": error.get("code"), "message": error.get("message")}
+    events = [event, {"type": "response.failed", "response": failed}]
+    if sequence is not None:
+        for offset, item in enumerate(events):
+            item["sequence_number"] = sequence + offset
+    return events, error
+
+
+def is_error_event_chunk(wire: str, chunk: Any) -> bool:
+    """Does this chunk travel as an SSE `event: error` (OpenAI Chat's Groq form)?"""
+    return (wire in ("openai-chat", "text") and isinstance(chunk, dict)
+            and set(chunk) == {"error"})
