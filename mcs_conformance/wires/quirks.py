@@ -1,0 +1,166 @@
+"""The quirks of real provider servers, by stable name: what each is and who sends it.
+
+A quirk is a departure from a provider's own current stream shape that some real server
+sends (facts from the recordings in shared/corpora-real, QUIRKS.md). Each wire draws the
+quirks of its format and records the ones a drawn case holds in `Case.quirks`, so that a
+failure report can say "fails only on vLLM-style streams"; users select them with
+`--mcs-quirks` (docs/quirks.md). Quirks of wire `body` are byte-level: the local HTTP
+server applies them to the serialized body of any SSE wire.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+__all__ = ["BODY", "QUIRKS", "Quirk", "allowed_quirks", "maybe", "parse_quirks", "quirk_names"]
+
+BODY = "body"
+
+
+@dataclass(frozen=True)
+class Quirk:
+    """One quirk: its stable `name`, its `wire` (or `body`), what it is, who sends it."""
+
+    name: str
+    wire: str
+    description: str
+    servers: tuple[str, ...]
+
+
+_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA = (
+    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat")
+
+_TABLE = (
+    # OpenAI Chat Completions and compatible servers
+    (_CHAT, "split-id-then-name", "a call's `id` and `type` come first, then `name` alone, "
+     "then the arguments", ("vLLM (older)",)),
+    (_CHAT, "no-index", "tool-call deltas carry no `index`; each call arrives whole",
+     ("Mistral",)),
+    (_CHAT, "empty-id-continuations", "continuation deltas repeat `id: \"\"` and `type`, "
+     "which must not overwrite the id", ("Alibaba Qwen",)),
+    (_CHAT, "empty-name-continuations", "continuation deltas carry `name: \"\"`, which must "
+     "not overwrite the name", ("GLM via Mistral's API",)),
+    (_CHAT, "whole-call-one-delta", "a call's id, name and whole arguments in one delta",
+     ("Groq", "xAI", "Mistral", "Zhipu")),
+    (_CHAT, "fragments-same-chunk", "several tool-call fragments (of one index or several) "
+     "in one chunk", ("the format allows it",)),
+    (_CHAT, "interleaved-calls", "the fragments of parallel calls interleave by index",
+     ("the format allows it",)),
+    (_CHAT, "empty-deltas", "deltas with nothing new (`{}` or `content: \"\"`) between "
+     "others", ("vLLM", "Snowflake")),
+    (_CHAT, "azure-empty-first-chunk", "a first chunk with `choices: []`, empty "
+     "`id`/`model`/`object` and `prompt_filter_results`", ("Azure OpenAI",)),
+    (_CHAT, "usage-only-chunk", "with `include_usage`, a trailing chunk with `choices: []` "
+     "and the usage", ("OpenAI", "Snowflake")),
+    (_CHAT, "moderation-chunk", "a further trailing `choices: []` chunk carrying "
+     "`moderation`", ("OpenAI gpt-5",)),
+    (_CHAT, "usage-on-finish-chunk", "the usage rides on the finish chunk instead of a "
+     "trailing chunk", ("DeepSeek", "Mistral", "Groq", "Zhipu")),
+    (_CHAT, "x-groq-usage", "the usage repeated in an `x_groq` object", ("Groq",)),
+    (_CHAT, "finish-reason-on-last-delta", "`finish_reason` in the same chunk as the last "
+     "content or call delta", ("Mistral", "Zhipu")),
+    (_CHAT, "finish-reason-first-chunk", "`finish_reason` already on the first chunk, which "
+     "holds the role and the whole answer", ("Zhipu",)),
+    (_CHAT, "finish-reason-twice", "a second chunk repeats `finish_reason`", ("Zhipu",)),
+    (_CHAT, "no-finish-reason", "no chunk carries a `finish_reason`; the stream just ends",
+     ("Snowflake Cortex",)),
+    (_CHAT, "empty-envelope", "chunks with `id: \"\"`, `created: 0` and empty "
+     "`service_tier`/`system_fingerprint`", ("Snowflake Cortex",)),
+    (_CHAT, "unicode-escaped-arguments", "non-ASCII characters `\\u`-escaped inside the "
+     "arguments text", ("vLLM",)),
+    (_CHAT, "empty-fragments", "argument fragments that are `\"\"`", ("vLLM",)),
+    (_CHAT, "n-choices", "`n > 1`: the deltas of several choices interleave, each with its "
+     "role chunk and `finish_reason`", ("OpenAI with n > 1",)),
+    (_CHAT, "no-object-field", "chunks without the `object` field", ("Zhipu",)),
+    (_CHAT, "reasoning-content", "reasoning text streamed in `delta.reasoning_content` "
+     "before the answer", ("DeepSeek", "xAI")),
+    # Anthropic Messages
+    (_ANTHROPIC, "pings", "`ping` events between any two events", ("Anthropic",)),
+    (_ANTHROPIC, "whole-input-at-start", "a `tool_use` block whose whole `input` is in "
+     "`content_block_start`, with no deltas (calls made from code execution)",
+     ("Anthropic programmatic tool calling",)),
+    (_ANTHROPIC, "prefilled-message-start", "`message_start` with content already filled, "
+     "then `message_stop`", ("Anthropic programmatic tool calling",)),
+    (_ANTHROPIC, "empty-thinking-delta", "a `thinking_delta` whose text is `\"\"`",
+     ("Anthropic",)),
+    (_ANTHROPIC, "max-tokens-open-call", "on `max_tokens` the tool JSON is left invalid and "
+     "its `content_block_stop` never comes", ("Anthropic",)),
+    # OpenAI Responses
+    (_RESPONSES, "no-sequence-number", "events without `sequence_number`",
+     ("OpenAI (early 2025)",)),
+    (_RESPONSES, "call-ids-restart", "call ids restart at `call_0` in every response",
+     ("Bedrock",)),
+    (_RESPONSES, "whole-arguments-one-delta", "a call's whole arguments in one "
+     "`function_call_arguments.delta`", ("Bedrock",)),
+    # Ollama
+    (_OLLAMA, "no-call-id", "calls without `id` (older servers)", ("Ollama (older)",)),
+    (_OLLAMA, "no-call-index", "calls without `function.index` (older servers)",
+     ("Ollama (older)",)),
+    (_OLLAMA, "calls-in-done-chunk", "the calls ride in the `done: true` chunk itself",
+     ("Ollama (older)",)),
+    (_OLLAMA, "call-without-arguments", "a call with no arguments lacks the `arguments` key",
+     ("Ollama",)),
+    (_OLLAMA, "think-tag-in-content", "thinking text, with a literal `</think>`, inside "
+     "`content`", ("Ollama with qwen3",)),
+    # Byte-level, applied by the local HTTP server to SSE bodies
+    (BODY, "sse-comments", "`:` comment lines between events", ("OpenRouter",)),
+    (BODY, "sse-crlf", "lines end in `\\r\\n` (the SSE spec allows it)",
+     ("the SSE spec allows it",)),
+    (BODY, "data-padding", "`data:` lines padded with spaces", ("Anthropic",)),
+    (BODY, "data-before-event", "the `data:` line before the `event:` line", ("Bedrock",)),
+    (BODY, "sorted-keys", "JSON keys sorted alphabetically", ("Bedrock", "Snowflake Cortex")),
+    (BODY, "no-space-after-data", "`data:{...}` with no space after the colon",
+     ("the SSE spec allows it",)),
+)
+
+#: Every known quirk by name.
+QUIRKS: dict[str, Quirk] = {name: Quirk(name, wire, text, servers)
+                            for wire, name, text, servers in _TABLE}
+
+
+def quirk_names(wire: str | None = None) -> frozenset:
+    """The names of `wire`'s quirks (every name when `wire` is None)."""
+    return frozenset(name for name, quirk in QUIRKS.items() if wire in (None, quirk.wire))
+
+
+def _unknown(names: Iterable[str]) -> str:
+    return (f"unknown quirk(s): {', '.join(sorted(names))}; known quirks: "
+            f"{', '.join(sorted(QUIRKS))}")
+
+
+def allowed_quirks(wire: str, quirks: Iterable[str] | None) -> frozenset:
+    """The quirks of `wire` a generator may draw: all of them for None, else those named
+    (names of other wires are ignored). Unknown names raise `InvalidArgument`."""
+    if quirks is None:
+        return quirk_names(wire)
+    if isinstance(quirks, str):
+        raise InvalidArgument(f"quirks must be a set of names or None, got the string {quirks!r}")
+    unknown = set(quirks) - set(QUIRKS)
+    if unknown:
+        raise InvalidArgument(_unknown(unknown))
+    return frozenset(quirks) & quirk_names(wire)
+
+
+def parse_quirks(spec: str) -> frozenset | None:
+    """`none` -> no quirk, `all` -> None (all), `a,b` -> those; a bad name raises
+    `ValueError` with one line naming the known quirks."""
+    spec = spec.strip()
+    if spec == "all":
+        return None
+    if spec == "none":
+        return frozenset()
+    names = frozenset(part.strip() for part in spec.split(",") if part.strip())
+    unknown = names - set(QUIRKS)
+    if unknown or not names:
+        raise ValueError(_unknown(unknown) if unknown
+                         else "--mcs-quirks needs none, all or quirk names separated by commas")
+    return names
+
+
+def maybe(draw: Callable, allowed: frozenset, name: str, odds: int = 2) -> bool:
+    """Draw whether a case holds quirk `name`: never when not allowed, else one in `odds`.
+    Shrinks toward the quirk's absence."""
+    return name in allowed and draw(st.integers(0, odds - 1)) == odds - 1
