@@ -8,10 +8,17 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ExtractedCall:
-    """One tool call found in a message.
+    """One client-run tool call found in a message.
 
     A call whose arguments are not a JSON object keeps `arguments == {}`, sets `error`, and
     keeps the text in `raw_arguments`: it is reported, never dropped and never executed.
+
+    `kind` says what the client must run, whatever the wire (see `CALL_KINDS`):
+    `"function"` (JSON `arguments`), `"custom"` (free-form text in `input`, `arguments`
+    stays `{}`), and the Responses built-in tools `"computer"`, `"local_shell"`, `"shell"`
+    and `"apply_patch"`, whose `name` is the kind and whose `arguments` is the item's
+    payload (`action`, `operation`, ...). `id` is the id the result must answer
+    (`call_id` on Responses). Provider-run calls are never `ExtractedCall`s.
     """
 
     name: str
@@ -19,17 +26,28 @@ class ExtractedCall:
     id: str | None = None
     error: str | None = None
     raw_arguments: str | None = None
+    kind: str = "function"
+    input: str | None = None
+
+
+#: The kinds a client may be asked to run; a strategy may add its own (a str).
+CALL_KINDS = ("function", "custom", "computer", "local_shell", "shell", "apply_patch")
 
 
 @dataclass
 class ToolCallRecord:
-    """A call after the driver handled it: its result, or why it failed."""
+    """A call after the driver handled it: its result, or why it failed.
+
+    `kind` is the kind of the call it answers: `result_messages` writes the result as that
+    kind's output (a Responses `custom_tool_call_output`, ...).
+    """
 
     name: str
     arguments: dict
     result: Any = None
     error: str | None = None
     tool_call_id: str | None = None
+    kind: str = "function"
 
 
 def call_from_json_text(name: str, text: str, id: str | None = None) -> ExtractedCall:

@@ -33,7 +33,9 @@ class DriverResponse:
     `executed_calls` holds a record for every call the driver handled, run or failed (a
     failed record has `error` set). `calls` is every call found in the message, including
     calls to tools this driver does not own. Mid-stream, `call_pending` says a call may be
-    forming and nothing has run yet.
+    forming and nothing has run yet. At the end, `pending_calls` holds the client-run calls
+    of a kind no handler was registered for (a `computer` call, say): they were not run,
+    the client must answer them, and `call_pending` stays true.
     """
 
     call_executed: bool = False
@@ -43,6 +45,7 @@ class DriverResponse:
     executed_calls: list[ToolCallRecord] = field(default_factory=list)
     retry_prompt: str | None = None
     calls: list[ExtractedCall] = field(default_factory=list)
+    pending_calls: list[ExtractedCall] = field(default_factory=list)
 
 
 class _StreamState:
@@ -65,11 +68,20 @@ class _StreamState:
 class BaseDriver(SupportsNativeTools, SupportsStreaming):
     """Run the tool calls a model made, whatever the wire and however it wrote them.
 
-    `tools` maps a tool name to a callable that takes the call's arguments as keyword
-    arguments. `chain` (default `default_chain()`) resolves the format of each message.
-    `foreign_calls` says what to do with a call to a tool not in `tools`: `"fail"` reports
-    it as a failed record with a retry prompt; `"ignore"` leaves it alone, for fan-out, where
-    one buffer goes through several drivers and each runs only its own tools.
+    `tools` maps a tool name to a callable: a `function` call's callable takes the call's
+    arguments as keyword arguments, a `custom` (freeform) call's callable takes the raw
+    input text as its one positional argument. `chain` (default `default_chain()`) resolves
+    the format of each message. `foreign_calls` says what to do with a call to a tool not in
+    `tools`: `"fail"` reports it as a failed record with a retry prompt; `"ignore"` leaves it
+    alone, for fan-out, where one buffer goes through several drivers and each runs only its
+    own tools.
+
+    `handlers` maps any other client-run kind (`"computer"`, `"local_shell"`, `"shell"`,
+    `"apply_patch"`, or a kind a third-party strategy defines) to a callable that takes the
+    whole `ExtractedCall` and returns the result `result_messages` turns into that kind's
+    output item (see the strategy's docs: a screenshot for `computer`, stdout or contents
+    for `shell`, ...). A call of a kind with no handler is never dropped and never a crash:
+    it is listed in `DriverResponse.pending_calls`. A subclass may override `handler_for`.
 
     Streaming: call `process_llm_response(buf)` after every `buf.add(chunk)`, then show
     `buf.pop_display()`. Mid-stream a round costs time proportional to the new chunk: it
@@ -94,6 +106,7 @@ class BaseDriver(SupportsNativeTools, SupportsStreaming):
         *,
         chain: Any = None,
         foreign_calls: str = "fail",
+        handlers: Mapping[str, Callable[[ExtractedCall], Any]] | None = None,
     ):
         if foreign_calls not in _FOREIGN_CALLS:
             raise ValueError(
@@ -107,6 +120,7 @@ class BaseDriver(SupportsNativeTools, SupportsStreaming):
             if not callable(function):
                 raise TypeError(f"tool {name!r} is not callable: {function!r}")
         self.tools = dict(tools)
+        self.handlers = _checked_handlers(handlers)
         self.foreign_calls = foreign_calls
         if chain is None:
             from .chain import default_chain
@@ -243,41 +257,88 @@ class BaseDriver(SupportsNativeTools, SupportsStreaming):
                     strategy = backup
                     message = {"role": "assistant", "content": text}
                     from_text = True
-        records = self._run(calls)
+        records, pending = self._run(calls)
         failed = [record for record in records if record.error is not None]
         return DriverResponse(
             call_executed=len(failed) < len(records),
             call_failed=bool(failed),
-            call_pending=False,
+            call_pending=bool(pending),
             messages=strategy.result_messages(message, records) if records else [],
             executed_calls=records,
             retry_prompt=_retry_prompt(failed) if failed else None,
             calls=list(calls),
+            pending_calls=pending,
         ), from_text
 
-    def _run(self, calls: list[ExtractedCall]) -> list[ToolCallRecord]:
-        """Run each owned call in order; every failure becomes a record, never a raise."""
-        records = []
+    def handler_for(self, call: ExtractedCall) -> Callable[[ExtractedCall], Any] | None:
+        """The handler for a call of a kind other than `function`/`custom`, or None (the
+        call is then pending). Override it to choose handlers another way."""
+        return self.handlers.get(call.kind)
+
+    def _run(self, calls: list[ExtractedCall]) -> tuple[list[ToolCallRecord], list[ExtractedCall]]:
+        """Run each owned call in order; every failure becomes a record, never a raise.
+        Calls of a kind without a handler are returned apart, as pending."""
+        records, pending = [], []
         for call in calls:
-            function = self.tools.get(call.name)
-            if function is None:
-                if self.foreign_calls == "ignore":
-                    continue
-                available = ", ".join(sorted(self.tools)) or "none"
-                error = f"unknown tool {call.name!r}; available: {available}"
-            elif call.error is not None:
-                error = f"malformed arguments for {call.name!r}, not run: {call.error}"
+            kind = getattr(call, "kind", "function")
+            if kind in _TOOL_KINDS:
+                record = self._run_tool(call, kind)
             else:
-                try:
-                    result = function(**call.arguments)
-                except Exception as exc:  # a tool's bug is reported to the model, not raised
-                    error = f"{call.name} raised {type(exc).__name__}: {exc}"
-                else:
-                    records.append(ToolCallRecord(call.name, dict(call.arguments), result,
-                                                  None, call.id))
-                    continue
-            records.append(ToolCallRecord(call.name, dict(call.arguments), None, error, call.id))
-        return records
+                handler = self.handler_for(call)
+                record = None if handler is None else _record(call, kind, handler, call)
+                if handler is None:
+                    pending.append(call)
+            if record is not None:
+                records.append(record)
+        return records, pending
+
+    def _run_tool(self, call: ExtractedCall, kind: str) -> ToolCallRecord | None:
+        """A `function` or `custom` call, run through `tools` by name (None: not ours)."""
+        function = self.tools.get(call.name)
+        if function is None:
+            if self.foreign_calls == "ignore":
+                return None
+            available = ", ".join(sorted(self.tools)) or "none"
+            return _failed(call, kind, f"unknown tool {call.name!r}; available: {available}")
+        if call.error is not None:
+            what = "input" if kind == "custom" else "arguments"
+            return _failed(call, kind, f"malformed {what} for {call.name!r}, not run: {call.error}")
+        if kind == "custom":
+            return _record(call, kind, function, call.input)
+        return _record(call, kind, function, **call.arguments)
+
+
+_TOOL_KINDS = ("function", "custom")
+
+
+def _checked_handlers(handlers: Any) -> dict:
+    """`handlers` as a dict, checked: kind names to callables, never function or custom."""
+    if handlers is None:
+        return {}
+    if not isinstance(handlers, Mapping):
+        raise TypeError(f"handlers must map call kinds to callables, got "
+                        f"{type(handlers).__name__}")
+    for kind, handler in handlers.items():
+        if kind in _TOOL_KINDS:
+            raise ValueError(f"handlers[{kind!r}]: {kind} calls run through `tools`, by tool "
+                             f"name; handlers are for the other kinds (computer, shell, ...)")
+        if not callable(handler):
+            raise TypeError(f"handler for kind {kind!r} is not callable: {handler!r}")
+    return dict(handlers)
+
+
+def _record(call: ExtractedCall, kind: str, function: Callable[..., Any], *args: Any,
+            **kwargs: Any) -> ToolCallRecord:
+    """Run `function`; its result, or the exception it raised, as a record of `call`."""
+    try:
+        result = function(*args, **kwargs)
+    except Exception as exc:  # a tool's bug is reported to the model, not raised
+        return _failed(call, kind, f"{call.name} raised {type(exc).__name__}: {exc}")
+    return ToolCallRecord(call.name, dict(call.arguments), result, None, call.id, kind)
+
+
+def _failed(call: ExtractedCall, kind: str, error: str) -> ToolCallRecord:
+    return ToolCallRecord(call.name, dict(call.arguments), None, error, call.id, kind)
 
 
 def _markers_of(text_strategy: Any) -> tuple[str, ...]:

@@ -44,6 +44,41 @@ _PART_DELTAS = {
     "response.reasoning_summary_text": ("summary", "summary_index", "summary_text"),
 }
 
+# Client-run call items: item type -> the wire-independent kind of `ExtractedCall`.
+_CLIENT_KINDS = {
+    "function_call": "function",
+    "custom_tool_call": "custom",
+    "computer_call": "computer",
+    "local_shell_call": "local_shell",
+    "shell_call": "shell",
+    "apply_patch_call": "apply_patch",
+}
+# The input item that answers each kind (see `result_messages`).
+_OUTPUT_TYPES = {
+    "function": "function_call_output",
+    "custom": "custom_tool_call_output",
+    "computer": "computer_call_output",
+    "local_shell": "local_shell_call_output",
+    "shell": "shell_call_output",
+    "apply_patch": "apply_patch_call_output",
+}
+# Item keys that identify or track a built-in call; the rest is what a handler needs.
+_BOOKKEEPING = frozenset({"type", "id", "call_id", "status", "created_by", "caller"})
+# Events that only move a hosted tool's item through its statuses (item type, status).
+_STATUS_EVENTS = {
+    f"response.{event}.{status}": (item_type, status)
+    for event, item_type, statuses in (
+        ("web_search_call", "web_search_call", ("in_progress", "searching", "completed")),
+        ("file_search_call", "file_search_call", ("in_progress", "searching", "completed")),
+        ("code_interpreter_call", "code_interpreter_call",
+         ("in_progress", "interpreting", "completed")),
+        ("image_generation_call", "image_generation_call",
+         ("in_progress", "generating", "completed")),
+        ("mcp_call", "mcp_call", ("in_progress", "completed", "failed")),
+    )
+    for status in statuses
+}
+
 
 def _clone(value: Any) -> Any:
     """A deep copy of JSON-like data (much cheaper than `copy.deepcopy`)."""
@@ -94,7 +129,7 @@ class _Part:
 class _Item:
     """One output item: the item as announced, its streamed field and its part lists."""
 
-    __slots__ = ("item", "id", "type", "frags", "lists", "done")
+    __slots__ = ("item", "id", "type", "frags", "lists", "done", "status", "commands")
 
     def __init__(self, item: dict, done: bool = False):
         self.item = item  # a private shallow copy, never changed
@@ -105,6 +140,8 @@ class _Item:
         self.frags = [start] if isinstance(start, str) else None
         self.lists: dict[str, list[_Part]] = {}  # "content" / "summary" once parts arrive
         self.done = done
+        self.status: str | None = None  # set by a hosted tool's status events
+        self.commands: list[list[str]] | None = None  # a shell_call's streamed commands
 
     def parts(self, key: str) -> list[_Part]:
         """The item's `content` or `summary` parts, started from what the item announced."""
@@ -124,6 +161,12 @@ class _Item:
             item[_ITEM_FIELD[self.type]] = "".join(self.frags)
         for key, parts in self.lists.items():
             item[key] = [part.build() for part in parts]
+        if self.status is not None:
+            item["status"] = self.status
+        if self.commands is not None:
+            action = item.get("action")
+            item["action"] = action = action if isinstance(action, dict) else {}
+            action["commands"] = ["".join(command) for command in self.commands]
         return item
 
 
@@ -136,14 +179,13 @@ class _Acc:
         self.response: dict | None = None  # from response.created / in_progress / failed
         self.items: list[_Item] = []
         self.final: dict | None = None  # from response.completed / incomplete
-        self.call_name: str | None = None  # name of the last function_call item so far
+        self.call_name: str | None = None  # name of the last client-run call item so far
 
     def place(self, slot: _Item) -> None:
         """Append an output item, keeping `call_name` current (forming_name_of is O(1))."""
         self.items.append(slot)
-        if slot.type == "function_call":
-            name = slot.item.get("name")
-            self.call_name = name if isinstance(name, str) else None
+        if slot.type in _CLIENT_KINDS:
+            self.call_name = _name_of(slot.item)
 
 
 def _item_at(acc: _Acc, chunk: dict) -> _Item:
@@ -264,11 +306,7 @@ def _item_value_done(item_type: str):
     field = _ITEM_FIELD[item_type]
 
     def handler(acc: _Acc, chunk: dict) -> str:
-        slot = _item_at(acc, chunk)
-        if slot.type != item_type:
-            raise EventOutOfOrder(
-                f"{chunk['type']} for a {slot.type!r} item", expected=f"a {item_type!r} item"
-            )
+        slot = _typed_slot(acc, chunk, item_type)
         slot.frags = [_text_of(chunk, field)]  # the whole value again: it wins
         return ""
     return handler
@@ -342,6 +380,54 @@ def _on_annotation(acc: _Acc, chunk: dict) -> str:
     return ""
 
 
+def _typed_slot(acc: _Acc, chunk: dict, item_type: str) -> _Item:
+    """The open item an event names, checked to be of the type the event is about."""
+    slot = _item_at(acc, chunk)
+    if slot.type != item_type:
+        raise EventOutOfOrder(
+            f"{chunk['type']} for a {slot.type!r} item", expected=f"a {item_type!r} item"
+        )
+    return slot
+
+
+def _on_status(acc: _Acc, chunk: dict) -> str:
+    item_type, status = _STATUS_EVENTS[chunk["type"]]
+    _typed_slot(acc, chunk, item_type).status = status
+    return ""
+
+
+def _shell_command(acc: _Acc, chunk: dict) -> list[str]:
+    """The fragments of the command a `response.shell_call_command.*` event names."""
+    slot = _typed_slot(acc, chunk, "shell_call")
+    if slot.commands is None:
+        action = slot.item.get("action")
+        given = action.get("commands") if isinstance(action, dict) else None
+        slot.commands = [[c] for c in given if isinstance(c, str)] if isinstance(given, list) else []
+    commands = slot.commands
+    index = chunk.get("command_index")
+    added = chunk["type"].endswith(".added")
+    if type(index) is not int or not -1 < index < len(commands) + added:
+        raise EventOutOfOrder(
+            f"{chunk['type']} for command_index {_short(index)}, but the shell_call has "
+            f"{len(commands)} command(s)",
+            expected="response.shell_call_command.added for each command, in order",
+        )
+    if index == len(commands):
+        commands.append([])
+    return commands[index]
+
+
+def _on_command_added(acc: _Acc, chunk: dict) -> str:
+    command = _shell_command(acc, chunk)
+    command[:] = [_text_of(chunk, "command")]
+    return ""
+
+
+def _on_command_delta(acc: _Acc, chunk: dict) -> str:
+    _shell_command(acc, chunk).append(_text_of(chunk, "delta"))
+    return ""
+
+
 def _on_item_added(acc: _Acc, chunk: dict) -> str:
     item = _typed(chunk.get("item"), "response.output_item.added item")
     index = chunk.get("output_index")
@@ -371,18 +457,26 @@ def _on_item_done(acc: _Acc, chunk: dict) -> str:
             expected="the same item as its output_item.added",
         )
     items[index] = _Item(dict(item), done=True)
-    if item["type"] == "function_call" and index == _last_call(items):
-        name = item.get("name")
-        acc.call_name = name if isinstance(name, str) else None
+    if item["type"] in _CLIENT_KINDS and index == _last_call(items):
+        acc.call_name = _name_of(item)
     return ""
 
 
 def _last_call(items: list[_Item]) -> int:
-    """Index of the last function_call item (-1 if none); only run on a call's .done."""
+    """Index of the last client-run call item (-1 if none); only run on a call's .done."""
     for index in range(len(items) - 1, -1, -1):
-        if items[index].type == "function_call":
+        if items[index].type in _CLIENT_KINDS:
             return index
     return -1
+
+
+def _name_of(item: dict) -> str | None:
+    """The name a call item goes by: its `name`, or for a built-in tool its kind."""
+    kind = _CLIENT_KINDS[item["type"]]
+    if kind not in ("function", "custom"):
+        return kind
+    name = item.get("name")
+    return name if isinstance(name, str) else None
 
 
 def _response_of(acc: _Acc, chunk: dict) -> dict:
@@ -447,6 +541,10 @@ _EVENTS: dict[str, Any] = {
     "response.incomplete": _on_end,
     "response.failed": _on_failed,
 }
+_EVENTS.update(dict.fromkeys(_STATUS_EVENTS, _on_status))
+_EVENTS["response.shell_call_command.added"] = _on_command_added
+_EVENTS["response.shell_call_command.delta"] = _on_command_delta
+_EVENTS["response.shell_call_command.done"] = _on_command_added  # the whole command again
 for _prefix, _item_type in _ITEM_DELTAS.items():
     _EVENTS[_prefix + ".delta"] = _item_delta(_item_type)
     _EVENTS[_prefix + ".done"] = _item_value_done(_item_type)
@@ -457,9 +555,8 @@ for _prefix, _spec in _PART_DELTAS.items():
 
 def _call_name(output: list) -> str | None:
     for item in reversed(output):
-        if isinstance(item, dict) and item.get("type") == "function_call":
-            name = item.get("name")
-            return name if isinstance(name, str) else None
+        if isinstance(item, dict) and item.get("type") in _CLIENT_KINDS:
+            return _name_of(item)
     return None
 
 
@@ -545,20 +642,20 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
         return isinstance(chunk, dict) and chunk.get("type") in _END_TYPES
 
     def extract(self, message: Any) -> list[ExtractedCall]:
+        """The client-run calls, in order, each with its kind (see `_CLIENT_KINDS`).
+
+        Provider-run items (hosted tools, MCP, programs, ...) are never calls. Nor is a call
+        item the provider already answered: a `shell_call` in a hosted container, or any
+        call whose `call_id` has an output item in the same response.
+        """
+        output = _output_of(message)
+        answered = _answered_ids(output)
         calls = []
-        for position, item in enumerate(_output_of(message)):
-            if item["type"] != "function_call":
+        for position, item in enumerate(output):
+            kind = _CLIENT_KINDS.get(item["type"])
+            if kind is None or _provider_ran(item, answered):
                 continue
-            name = item.get("name")
-            if not isinstance(name, str):
-                raise MalformedChunk(f"function_call item {position} has name {_short(name)}",
-                                     expected="a string")
-            call_id = _str_or_none(item.get("call_id"))
-            arguments = item.get("arguments")
-            if isinstance(arguments, str):
-                calls.append(call_from_json_text(name, arguments, call_id))
-            else:
-                calls.append(call_from_object(name, arguments, call_id))
+            calls.append(_call_of(item, kind, position))
         return calls
 
     def content_text(self, message: Any) -> str:
@@ -581,24 +678,124 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
         return acc.call_name
 
     def result_messages(self, message: Any, records: list[ToolCallRecord]) -> list[dict]:
+        """Every output item as it is (provider-run ones included), then one output item per
+        record, of the type that answers its call's kind (`function_call_output`,
+        `custom_tool_call_output`, `computer_call_output`, ...)."""
         output = _output_of(message)
         history = [_clone(item) for item in output]
+        answered = _answered_ids(output)
+        calls = [item for item in output
+                 if item["type"] in _CLIENT_KINDS and not _provider_ran(item, answered)]
+        by_id = {_str_or_none(item.get("call_id")): item for item in calls}
         # A record without an id takes the next call of its name that no record claimed.
-        unclaimed = [(item.get("name"), _str_or_none(item.get("call_id")))
-                     for item in output if item["type"] == "function_call"]
         claimed = {record.tool_call_id for record in records}
-        unclaimed = [pair for pair in unclaimed if pair[1] not in claimed]
+        unclaimed = [item for item in calls
+                     if _str_or_none(item.get("call_id")) not in claimed]
         for record in records:
             call_id = record.tool_call_id
+            item = by_id.get(call_id) if call_id is not None else None
             if call_id is None:
-                for position, (name, candidate) in enumerate(unclaimed):
-                    if name == record.name:
-                        call_id = candidate
-                        del unclaimed[position]
+                for position, candidate in enumerate(unclaimed):
+                    if _name_of(candidate) == record.name:
+                        item = unclaimed.pop(position)
+                        call_id = _str_or_none(item.get("call_id"))
                         break
-            history.append({"type": "function_call_output", "call_id": call_id,
-                            "output": _result_text(record)})
+            kind = _CLIENT_KINDS[item["type"]] if item is not None else record.kind
+            history.append(_output_item(kind, call_id, record, item))
         return history
+
+
+def _answered_ids(output: list[dict]) -> set:
+    """The call ids that an output item in the same response already answers."""
+    ids = set()
+    for item in output:
+        kind = item["type"]
+        if kind.endswith("_output"):
+            ids.add(_str_or_none(item.get("id" if kind == "local_shell_call_output" else "call_id")))
+    ids.discard(None)
+    return ids
+
+
+def _provider_ran(item: dict, answered: set) -> bool:
+    """A client-run item type that the provider ran this time (see `extract`)."""
+    if _str_or_none(item.get("call_id")) in answered:
+        return True
+    environment = item.get("environment") if item["type"] == "shell_call" else None
+    return isinstance(environment, dict) and environment.get("type") == "container_reference"
+
+
+def _call_of(item: dict, kind: str, position: int) -> ExtractedCall:
+    """One call item as an `ExtractedCall` of `kind`."""
+    call_id = _str_or_none(item.get("call_id"))
+    if kind in ("function", "custom"):
+        name = item.get("name")
+        if not isinstance(name, str):
+            raise MalformedChunk(f"{item['type']} item {position} has name {_short(name)}",
+                                 expected="a string")
+        if kind == "custom":
+            text = item.get("input")
+            if isinstance(text, str):
+                return ExtractedCall(name, {}, call_id, kind="custom", input=text)
+            return ExtractedCall(name, {}, call_id, "custom tool input must be a string, got "
+                                 f"{type(text).__name__}", None, kind="custom")
+        arguments = item.get("arguments")
+        if isinstance(arguments, str):
+            return call_from_json_text(name, arguments, call_id)
+        return call_from_object(name, arguments, call_id)
+    payload = {key: _clone(value) for key, value in item.items() if key not in _BOOKKEEPING}
+    return ExtractedCall(kind, payload, call_id, kind=kind)
+
+
+def _output_item(kind: str, call_id: str | None, record: ToolCallRecord,
+                 call: dict | None) -> dict:
+    """The input item that answers a call of `kind` with `record` (the SDK's input params)."""
+    failed = record.error is not None
+    if kind == "computer":
+        result = record.result
+        if failed or not isinstance(result, (dict, str)):
+            screenshot = {"type": "computer_screenshot"}  # nothing to show: the call failed
+        elif isinstance(result, str):
+            screenshot = {"type": "computer_screenshot", "image_url": result}
+        else:
+            screenshot = _clone(result)
+        return {"type": "computer_call_output", "call_id": call_id, "output": screenshot}
+    if kind == "local_shell":  # the SDK's param names the call's id `id`
+        return {"type": "local_shell_call_output", "id": call_id, "output": _result_text(record)}
+    if kind == "shell":
+        out = {"type": "shell_call_output", "call_id": call_id, "output": _shell_output(record)}
+        action = call.get("action") if call is not None else None
+        limit = action.get("max_output_length") if isinstance(action, dict) else None
+        if isinstance(limit, int):
+            out["max_output_length"] = limit
+        return out
+    if kind == "apply_patch":
+        out = {"type": "apply_patch_call_output", "call_id": call_id,
+               "status": "failed" if failed else "completed"}
+        if failed or record.result is not None:
+            out["output"] = _result_text(record)
+        return out
+    item_type = _OUTPUT_TYPES.get(kind, "function_call_output")
+    return {"type": item_type, "call_id": call_id, "output": _result_text(record)}
+
+
+def _shell_output(record: ToolCallRecord) -> list:
+    """A shell handler's result as `shell_call_output` contents (stdout, stderr, outcome).
+
+    A list is taken as the contents; a dict as one content (exit code 0 unless it says);
+    anything else is stdout. A failed record is its error on stderr with exit code 1.
+    """
+    if record.error is not None:
+        return [{"stdout": "", "stderr": f"Error: {record.error}",
+                 "outcome": {"type": "exit", "exit_code": 1}}]
+    result = record.result
+    if isinstance(result, list):
+        return _clone(result)
+    if isinstance(result, dict):
+        content = {"stdout": "", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
+        content.update(_clone(result))
+        return [content]
+    text = "" if result is None else _result_text(record)
+    return [{"stdout": text, "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -355,7 +355,7 @@ def test_failed_response_keeps_the_items_streamed_before_it():
     assert buffer.as_dict()["output"][0]["arguments"] == '{"country":'
 
 
-def test_custom_tool_call_input_deltas_grow_the_input_and_are_no_function_call():
+def test_custom_tool_call_input_deltas_grow_the_input_of_a_custom_call():
     cid = "ct_1"
     item = {"type": "custom_tool_call", "id": cid, "call_id": "call_sql", "name": "write_sql",
             "input": ""}
@@ -365,8 +365,10 @@ def test_custom_tool_call_input_deltas_grow_the_input_and_are_no_function_call()
                  "output_index": 0, "delta": piece} for piece in ["SELECT * ", "FROM t"]]]
     buffer = feed(events)
     assert buffer.as_dict()["output"] == [dict(item, input="SELECT * FROM t")]
-    assert STRATEGY.extract(buffer.as_dict()) == []  # freeform input is not JSON arguments
-    assert buffer.forming_name() is None
+    # freeform input is kept as text, not parsed as JSON arguments
+    assert STRATEGY.extract(buffer.as_dict()) == [ExtractedCall(
+        "write_sql", {}, "call_sql", kind="custom", input="SELECT * FROM t")]
+    assert buffer.forming_name() == "write_sql"
 
 
 def test_incomplete_response_ends_the_stream():

@@ -14,6 +14,7 @@ import pytest
 
 from mcs_reference.buffer import LLMStreamBuffer
 from mcs_reference.calls import ToolCallRecord
+from mcs_reference.driver import BaseDriver
 from mcs_reference.errors import ProviderError
 from mcs_reference.openai_responses import OpenAIResponsesStrategy
 from mcs_reference.sse import decode_body
@@ -28,7 +29,8 @@ EXPECTED: dict[str, dict] = {
     "bedrock-mantle-data-before-event-args-whole.sse": dict(
         calls=[("first_tool", {}, "call_0")], items=["function_call"], text=""),
     "custom-tool-call-input-deltas.jsonl": dict(
-        calls=[], items=["custom_tool_call"], text="",
+        calls=[("write_sql", {}, "call_custom_sql_001")], items=["custom_tool_call"], text="",
+        kinds=[("custom", "SELECT * FROM users WHERE age > 25")],
         fields={(0, "input"): "SELECT * FROM users WHERE age > 25", (0, "name"): "write_sql"}),
     "deepseek-reasoning-text-then-function-call.sse": dict(
         calls=[("get_temperature", {"city": "Tokyo"}, "call_00_xjY8Z2BvSlzgEmmw0DtH0464")],
@@ -95,6 +97,8 @@ if FILES:
         calls = STRATEGY.extract(message)
         assert [(c.name, c.arguments, c.id) for c in calls] == expected["calls"]
         assert all(c.error is None for c in calls)
+        kinds = expected.get("kinds", [("function", None)] * len(calls))
+        assert [(c.kind, c.input) for c in calls] == kinds
         assert [item["type"] for item in message["output"]] == expected["items"]
         assert STRATEGY.content_text(message) == display == expected["text"]
         assert errors == expected.get("errors", [])
@@ -110,6 +114,25 @@ if FILES:
             message, [ToolCallRecord(c.name, c.arguments, "ok", tool_call_id=c.id) for c in calls])
         assert history[: len(message["output"])] == message["output"]
         assert [h["call_id"] for h in history[len(message["output"]):]] == [c.id for c in calls]
+
+    def test_the_recorded_custom_tool_call_runs_with_its_sql_text():
+        """The silent drop of issue 14: a freeform custom tool call streamed through
+        `response.custom_tool_call_input.delta` reaches the driver, which runs it with the
+        raw text and answers with a `custom_tool_call_output` for the same call_id."""
+        ran = []
+        driver = BaseDriver({"write_sql": lambda sql: ran.append(sql) or "3 rows"},
+                            chain=[STRATEGY])
+        buffer = driver.new_stream_buffer()
+        for chunk in decode_body((CORPUS / "custom-tool-call-input-deltas.jsonl").read_bytes()):
+            buffer.add(chunk)
+            reply = driver.process_llm_response(buffer)
+        assert ran == ["SELECT * FROM users WHERE age > 25"]
+        assert reply.call_executed and not reply.call_failed and not reply.pending_calls
+        [record] = reply.executed_calls
+        assert (record.kind, record.tool_call_id) == ("custom", "call_custom_sql_001")
+        [item] = buffer.as_dict()["output"]
+        assert reply.messages == [item, {"type": "custom_tool_call_output",
+                                         "call_id": "call_custom_sql_001", "output": "3 rows"}]
 
     @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
     def test_built_from_deltas_equals_the_recorded_completed_response(path: Path):
