@@ -31,11 +31,13 @@ _DELTAS = {
     "text_delta": "text", "citations_delta": "text",
     "thinking_delta": "thinking", "signature_delta": "thinking",
     "input_json_delta": "input",
+    "compaction_delta": "compaction",  # beta: a compaction block's summary, whole
 }
 _EXPECTED = {
     "text": "text_delta or citations_delta",
     "thinking": "thinking_delta or signature_delta",
     "input": "input_json_delta",
+    "compaction": "compaction_delta",
     "other": "no delta (this block type arrives whole)",
 }
 _EMPTY_MESSAGE = {"type": "message", "role": "assistant", "content": []}
@@ -78,6 +80,8 @@ def _category(block: Any, where: str) -> str:
             raise MalformedChunk(f"{where}: thinking 'signature' must be a string")
     elif kind == "redacted_thinking":
         field, category = "data", "other"
+    elif kind == "compaction":
+        return "compaction"
     elif kind.endswith("tool_use"):  # tool_use, server_tool_use, mcp_tool_use stream their input
         field, category = "name", "input"
         if "input" in block and not isinstance(block["input"], dict):
@@ -94,7 +98,8 @@ def _category(block: Any, where: str) -> str:
 class _Block:
     """One content block: the object that started it, plus the fragments its deltas sent."""
 
-    __slots__ = ("start", "category", "live", "parts", "signature", "citations", "final")
+    __slots__ = ("start", "category", "live", "parts", "signature", "citations", "compaction",
+                 "final")
 
     def __init__(self, start: dict, category: str, live: bool):
         self.start = start  # our own copy of the object that opened the block
@@ -103,6 +108,7 @@ class _Block:
         self.parts: list[str] = []
         self.signature: str | None = None
         self.citations: list | None = None
+        self.compaction: tuple | None = None  # (content, encrypted_content) of the last delta
         self.final: dict | None = None  # the assembled block, cached once it cannot change
 
     def joined(self) -> str:
@@ -129,6 +135,9 @@ class _Block:
                 out["thinking"] = start["thinking"] + self.joined()
             if self.signature is not None:
                 out["signature"] = self.signature
+        elif category == "compaction":
+            if self.compaction is not None:  # the last compaction_delta replaces both
+                out["content"], out["encrypted_content"] = self.compaction
         elif category == "input":
             text = self.joined() if self.parts else ""
             if text and not text.isspace():
@@ -272,6 +281,13 @@ class AnthropicMessagesStrategy(ExtractionStrategy):
             if not isinstance(value, str):
                 raise MalformedChunk(f"signature_delta for {where} has no string 'signature'")
             block.signature = value
+            return ""
+        if dkind == "compaction_delta":
+            content, encrypted = delta.get("content"), delta.get("encrypted_content")
+            if not all(value is None or isinstance(value, str) for value in (content, encrypted)):
+                raise MalformedChunk(f"compaction_delta for {where}: content and "
+                                     f"encrypted_content must be strings or null")
+            block.compaction = (content, encrypted)
             return ""
         if dkind == "citations_delta":
             value = delta.get("citation")
@@ -471,8 +487,12 @@ def _request_block(block: dict) -> dict:
         return {"type": "redacted_thinking", "data": block.get("data", "")}
     if kind == "tool_use":
         value = block.get("input")
-        return {"type": "tool_use", "id": block.get("id"), "name": block.get("name"),
-                "input": _copy(value) if isinstance(value, dict) else {}}
+        out = {"type": "tool_use", "id": block.get("id"), "name": block.get("name"),
+               "input": _copy(value) if isinstance(value, dict) else {}}
+        for key in ("caller", "toolset_name"):  # a programmatic call keeps who called it
+            if block.get(key) is not None:
+                out[key] = _copy(block[key])
+        return out
     return _copy(block)  # server tool use and results go back as given
 
 

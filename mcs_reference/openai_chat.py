@@ -294,7 +294,8 @@ class OpenAIChatStrategy(ExtractionStrategy):
         if not calls:
             return None
         last = calls[-1]
-        function = last.get("function") if isinstance(last, dict) else None
+        key = "custom" if isinstance(last, dict) and last.get("type") == "custom" else "function"
+        function = last.get(key) if isinstance(last, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
         return name if isinstance(name, str) and name else None
 
@@ -459,12 +460,15 @@ def _call_of(entry: Any) -> ExtractedCall:
     if entry.get("type") == "custom" and isinstance(entry.get("custom"), dict):
         custom = entry["custom"]
         name = custom.get("name")
+        if not isinstance(name, str):
+            raise _bad(f"custom tool call 'name' must be a string, got {_type_name(name)}",
+                       _MESSAGE)
         raw = custom.get("input")
-        return ExtractedCall(
-            name if isinstance(name, str) else "", {}, call_id,
-            "custom tool calls carry free-form input, not JSON arguments",
-            raw if isinstance(raw, str) else None,
-        )
+        if isinstance(raw, str):  # freeform text: kept as it is, never parsed as JSON
+            return ExtractedCall(name, {}, call_id, kind="custom", input=raw)
+        return ExtractedCall(name, {}, call_id,
+                             f"custom tool input must be a string, got {_type_name(raw)}",
+                             kind="custom")
     function = entry.get("function")
     if not isinstance(function, dict):
         raise _bad("a tool call has no 'function' object", _MESSAGE)
@@ -477,7 +481,7 @@ def _call_of(entry: Any) -> ExtractedCall:
 def _request_call(entry: Any) -> dict:
     """A tool call as a request message carries it: id, type, function (no `index`)."""
     call = _call_of(entry)  # validates the entry
-    if call.error is not None and entry.get("type") == "custom":
+    if call.kind == "custom":  # goes back as it came: id, type, custom {name, input}
         return {key: copy.deepcopy(value) for key, value in entry.items() if key != "index"}
     function = entry.get("function") or {}
     arguments = function.get("arguments")

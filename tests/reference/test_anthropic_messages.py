@@ -463,7 +463,8 @@ def test_result_messages_gives_request_shape_and_one_user_message():
             {"type": "redacted_thinking", "data": "opaque"},
             {"type": "text", "text": "See.", "citations": [cite]},
             server, server_result,
-            {"type": "tool_use", "id": "toolu_a", "name": "add", "input": {"a": 1}},
+            {"type": "tool_use", "id": "toolu_a", "name": "add", "input": {"a": 1},
+             "caller": {"type": "direct"}},  # ToolUseBlockParam takes the caller back
             {"type": "tool_use", "id": "toolu_b", "name": "fail", "input": {}}]},
         {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_a", "content": '{"sum": 1}'},

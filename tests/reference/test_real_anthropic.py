@@ -159,7 +159,11 @@ def test_history_after_running_the_calls(path):
     assert [b["type"] for b in turn["content"]] == [b["type"] for b in kept]
     for block in turn["content"]:
         if block["type"] == "tool_use":
-            assert set(block) == {"type", "id", "name", "input"} and isinstance(block["input"], dict)
+            assert {"type", "id", "name", "input"} <= set(block) <= {
+                "type", "id", "name", "input", "caller", "toolset_name"}
+            assert isinstance(block["input"], dict)
+            source = next(b for b in message["content"] if b.get("id") == block["id"])
+            assert block.get("caller") == source.get("caller")  # a programmatic call keeps it
         if block["type"] == "thinking":
             assert block["signature"]
     if calls:
