@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .chain import ExtractionChain
-from .errors import MalformedChunk, StreamError, UnrecognisedStream
+from .errors import MalformedChunk, ProviderError, StreamError, UnrecognisedStream
 
 _BUG_TYPES = (KeyError, IndexError, AttributeError, TypeError, AssertionError, RecursionError)
 
@@ -65,6 +65,7 @@ class LLMStreamBuffer:
         self._acc: Any = None
         self._count = 0
         self._done = False
+        self._failed = False  # the provider reported an error: the stream never completes
         self._deltas: list[str] = []  # every display delta, in order
         self._shown = 0  # how many of them pop_display has handed out
         self._held = False
@@ -96,6 +97,8 @@ class LLMStreamBuffer:
                 self._done = True
         except StreamError as exc:
             self.error = exc.at(index)
+            if isinstance(exc, ProviderError):
+                self._failed = True
             raise
         except _BUG_TYPES as exc:
             error = MalformedChunk(
@@ -152,8 +155,12 @@ class LLMStreamBuffer:
         return self.strategy.forming_name(self.as_dict())
 
     def is_done(self) -> bool:
-        """Has the wire's completion signal arrived (or the transport been closed)?"""
-        return self._done
+        """Has the wire's completion signal arrived (or the transport been closed)?
+
+        Never after the provider reported an error: whatever follows the error (OpenAI
+        Chat's `[DONE]`, Responses' `response.failed`) ends a stream that did not complete.
+        """
+        return self._done and not self._failed
 
     def close(self) -> None:
         """The HTTP body ended: mark the stream done even if its wire sent no end signal.

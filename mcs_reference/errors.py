@@ -48,14 +48,23 @@ class MalformedChunk(StreamError):
 class ProviderError(StreamError):
     """Raised when the provider reports an error inside the stream (after HTTP 200).
 
-    `error` is the provider's own error object, unchanged; the buffer that raised it still
-    returns what was assembled before it from `as_dict()`.
+    `error` is the provider's own error object, unchanged (Ollama's is a string), and
+    `message` its human-readable message; the buffer that raised it still returns what was
+    assembled before it from `as_dict()`, and is never `is_done()` afterwards.
     """
 
     def __init__(self, error: Any, *, index: int | None = None):
         self.error = error
-        detail = error.get("message") if isinstance(error, dict) else None
-        kind = error.get("type") or error.get("code") if isinstance(error, dict) else None
+        if isinstance(error, str):
+            detail, kind = error, None
+        elif isinstance(error, dict):
+            kind = error.get("type")
+            if kind in (None, "error"):  # Responses' flat error event: its type is "error"
+                kind = error.get("code")
+            detail = error.get("message")
+        else:
+            detail = kind = None
+        self.message = detail if isinstance(detail, str) else None
         text = ": ".join(str(part) for part in (kind, detail) if part) or repr(error)
         super().__init__(f"provider reported an error mid-stream: {text}", index=index)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from typing import Any
 
 import pydantic
 import pytest
@@ -650,12 +651,50 @@ def arguments_texts(draw) -> str:
     return json.dumps(value, ensure_ascii=draw(st.booleans()))
 
 
+def other_item(draw, kind: str, n: int) -> dict:
+    """A finished item of a client-run built-in tool, a custom tool or a hosted tool."""
+    call = {"id": f"it_{n}", "call_id": f"call_{n}", "status": "completed"}
+    if kind == "custom_tool_call":
+        return {"type": kind, "id": f"ctc_{n}", "call_id": f"call_{n}", "name": draw(NAMES),
+                "input": draw(TEXT)}
+    if kind == "computer_call":
+        return {"type": kind, **call, "pending_safety_checks": [],
+                "action": {"type": "click", "button": "left", "x": draw(st.integers(0, 99)),
+                           "y": 7}}
+    if kind == "local_shell_call":
+        return {"type": kind, **call,
+                "action": {"type": "exec", "command": draw(st.lists(TEXT, max_size=2)),
+                           "env": {}}}
+    if kind == "shell_call":
+        return {"type": kind, **call, "action": {"commands": draw(st.lists(TEXT, max_size=2)),
+                                                 "timeout_ms": None, "max_output_length": None}}
+    if kind == "apply_patch_call":
+        return {"type": kind, **call,
+                "operation": {"type": "update_file", "path": "a.py", "diff": draw(TEXT)}}
+    if kind == "web_search_call":
+        return {"type": kind, "id": f"ws_{n}", "status": "completed",
+                "action": {"type": "search", "query": draw(TEXT)}}
+    if kind == "mcp_call":
+        return {"type": kind, "id": f"mcp_{n}", "name": draw(NAMES), "server_label": "srv",
+                "arguments": draw(arguments_texts()), "output": draw(TEXT), "error": None,
+                "status": "completed"}
+    return {"type": "code_interpreter_call", "id": f"ci_{n}", "code": draw(TEXT),
+            "container_id": "cntr_1", "outputs": [], "status": "completed"}
+
+
+OTHER_ITEMS = ["custom_tool_call", "computer_call", "local_shell_call", "shell_call",
+               "apply_patch_call", "web_search_call", "mcp_call", "code_interpreter_call"]
+
+
 @st.composite
 def final_responses(draw) -> dict:
-    kinds = draw(st.lists(st.sampled_from(["reasoning", "message", "call"]), max_size=5))
+    kinds = draw(st.lists(st.sampled_from(["reasoning", "message", "call", "call", *OTHER_ITEMS]),
+                          max_size=5))
     output, calls = [], 0
     for n, kind in enumerate(kinds):
-        if kind == "reasoning":
+        if kind in OTHER_ITEMS:
+            output.append(other_item(draw, kind, n))
+        elif kind == "reasoning":
             item = {"type": "reasoning", "id": f"rs_{n}",
                     "summary": [{"type": "summary_text", "text": t}
                                 for t in draw(st.lists(TEXT, max_size=2))]}
@@ -695,6 +734,19 @@ def cut(draw, text: str) -> list[str]:
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
+STREAMED = {
+    "function_call": ("arguments", "response.function_call_arguments"),
+    "custom_tool_call": ("input", "response.custom_tool_call_input"),
+    "mcp_call": ("arguments", "response.mcp_call_arguments"),
+    "code_interpreter_call": ("code", "response.code_interpreter_call_code"),
+}
+STATUS_EVENTS = {
+    "web_search_call": ("in_progress", "searching", "completed"),
+    "mcp_call": ("in_progress", "completed"),
+    "code_interpreter_call": ("in_progress", "interpreting", "completed"),
+}
+
+
 def stream_events(draw, final: dict, *, with_done: bool) -> list[dict]:
     """The events a Responses server sends for `final`, its strings cut anywhere."""
     start = dict(final, status="in_progress", output=[], usage=None)
@@ -706,20 +758,42 @@ def stream_events(draw, final: dict, *, with_done: bool) -> list[dict]:
 
     for index, item in enumerate(final["output"]):
         kind = item["type"]
-        if kind == "function_call":
-            added = dict(item, arguments="", status="in_progress")
+        streamed = STREAMED.get(kind)  # (the item's streamed field, its events' prefix)
+        if streamed is not None:
+            added = dict(item, **{streamed[0]: ""})
         elif kind == "message":
-            added = dict(item, content=[], status="in_progress")
-        else:
+            added = dict(item, content=[])
+        elif kind == "reasoning":
             added = dict(item, summary=[], **({"content": []} if "content" in item else {}))
+        elif kind == "shell_call":
+            added = dict(item, action=dict(item["action"], commands=[]))
+        else:
+            added = dict(item)
+        if "status" in added:
+            added["status"] = "in_progress"
         events.append({"type": "response.output_item.added", "output_index": index,
                        "item": added})
-        if kind == "function_call":
-            events += [{"type": "response.function_call_arguments.delta", "delta": piece,
-                        **where(index, item)} for piece in cut(draw, item["arguments"])]
+        if streamed is not None:
+            field, prefix = streamed
+            events += [{"type": prefix + ".delta", "delta": piece, **where(index, item)}
+                       for piece in cut(draw, item[field])]
             if with_done:
-                events.append({"type": "response.function_call_arguments.done",
-                               "arguments": item["arguments"], **where(index, item)})
+                events.append({"type": prefix + ".done", field: item[field],
+                               **where(index, item)})
+        if kind == "shell_call":
+            for at, command in enumerate(item["action"]["commands"]):
+                first, *rest = cut(draw, command)
+                here = {"output_index": index, "command_index": at}
+                events.append({"type": "response.shell_call_command.added", "command": first,
+                               **here})
+                events += [{"type": "response.shell_call_command.delta", "delta": piece,
+                            **here} for piece in rest]
+                if with_done:
+                    events.append({"type": "response.shell_call_command.done",
+                                   "command": command, **here})
+        if kind in STATUS_EVENTS:
+            events += [{"type": f"response.{kind}.{status}", **where(index, item)}
+                       for status in STATUS_EVENTS[kind]]
         for key, index_key in (("summary", "summary_index"), ("content", "content_index")):
             for at, part in enumerate(item.get(key, ())):
                 field = "refusal" if part["type"] == "refusal" else "text"
@@ -743,6 +817,14 @@ def stream_events(draw, final: dict, *, with_done: bool) -> list[dict]:
                            "item": item})
     events.append({"type": "response.completed", "response": final})
     return events
+
+
+KINDS = {"function_call": "function", "custom_tool_call": "custom", "computer_call": "computer",
+         "local_shell_call": "local_shell", "shell_call": "shell",
+         "apply_patch_call": "apply_patch"}
+OUTPUT_TYPES = {"function": "function_call_output", "custom": "custom_tool_call_output",
+                "computer": "computer_call_output", "local_shell": "local_shell_call_output",
+                "shell": "shell_call_output", "apply_patch": "apply_patch_call_output"}
 
 
 @st.composite
@@ -791,9 +873,24 @@ def test_built_from_deltas_equals_the_completed_response(stream):
     Response.model_validate(buffer.as_dict())
     assert "".join(display) == STRATEGY.content_text(final) == visible_text(final)
     assert events == pristine, "the strategy mutated an input event"
-    INPUT_ITEMS.validate_python(STRATEGY.result_messages(
-        final, [ToolCallRecord(c.name, c.arguments, "ok", tool_call_id=c.id)
-                for c in STRATEGY.extract(final)]))
+    calls = STRATEGY.extract(final)
+    assert [(c.kind, c.id) for c in calls] == [
+        (KINDS[i["type"]], i["call_id"]) for i in final["output"] if i["type"] in KINDS]
+    history = STRATEGY.result_messages(
+        final, [ToolCallRecord(c.name, c.arguments, "ok", tool_call_id=c.id) for c in calls])
+    INPUT_ITEMS.validate_python(history)
+    assert [(h["type"], h.get("call_id", h.get("id"))) for h in history[len(final["output"]):]] \
+        == [(OUTPUT_TYPES[c.kind], c.id) for c in calls]
+
+
+def sdk_item(item: Any) -> dict:
+    """An SDK output item as the wire sent it: without the SDK's parse results."""
+    plain = item.to_dict()
+    plain.pop("parsed_arguments", None)
+    for part in plain.get("content") or ():
+        if isinstance(part, dict):
+            part.pop("parsed", None)
+    return plain
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -823,6 +920,7 @@ def test_sdk_stream_state_agrees_at_every_delta(stream):
                     (i["name"], i["arguments"], i["call_id"]) for i in ours["output"]
                     if i["type"] == "function_call"]
                 assert theirs.id == ours["id"] and len(theirs.output) == len(ours["output"])
+                assert [sdk_item(i) for i in theirs.output] == ours["output"]
                 completed = True
     assert completed, "the SDK accumulator never completed the response"
 
