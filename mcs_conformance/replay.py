@@ -80,15 +80,23 @@ def _error(error: StreamError, during: str) -> dict:
 
 
 def _sample_tool(name: str) -> Callable[..., Any]:
-    def tool(**arguments: Any) -> str:
+    """A tool for any kind: keyword arguments (function), raw input (custom), or the call."""
+    def tool(*args: Any, **arguments: Any) -> str:
         return f"sample result of {name}"
 
     return tool
 
 
 def _call(call: Any) -> dict:
-    return {"name": call.name, "arguments": call.arguments, "id": call.id,
-            "error": call.error, "raw_arguments": call.raw_arguments}
+    """A call as the snapshot pins it; `kind` and `input` only for a non-function call, so
+    the snapshots of function calls stay as they were."""
+    record = {"name": call.name, "arguments": call.arguments, "id": call.id,
+              "error": call.error, "raw_arguments": call.raw_arguments}
+    kind = getattr(call, "kind", "function")
+    if kind != "function":
+        record["kind"] = kind
+        record["input"] = getattr(call, "input", None)
+    return record
 
 
 def _run(stream: str, chunks: Iterable, make_chain: MakeChain) -> tuple[dict, StreamError | None]:
@@ -113,8 +121,12 @@ def _run(stream: str, chunks: Iterable, make_chain: MakeChain) -> tuple[dict, St
         reader = make_chain().resolve(copy.deepcopy(message))
         found = BaseDriver(chain=make_chain(), foreign_calls="ignore").process_llm_response(
             copy.deepcopy(message))
-        tools = {call.name: _sample_tool(call.name) for call in found.calls}
-        ran = BaseDriver(tools, chain=make_chain()).process_llm_response(copy.deepcopy(message))
+        tools = {call.name: _sample_tool(call.name) for call in found.calls
+                 if getattr(call, "kind", "function") in ("function", "custom")}
+        handlers = {call.kind: _sample_tool(call.kind) for call in found.calls
+                    if getattr(call, "kind", "function") not in ("function", "custom")}
+        ran = BaseDriver(tools, chain=make_chain(), handlers=handlers).process_llm_response(
+            copy.deepcopy(message))
     except StreamError as exc:
         result["error"] = _error(exc, "extraction")
         return result, exc
