@@ -6,6 +6,12 @@ cumulative usage, which replaces) and `message_stop`, with `ping`s between any t
 The quirks of real streams are drawn too: a first `partial_json` of `""`, `{}` sent as `""`,
 a `tool_use` given whole at its start with no deltas, empty deltas, the signature in one
 `signature_delta`, usage counters that only `message_delta` carries.
+
+Provider-run blocks are drawn beside the client's `tool_use` calls: `server_tool_use` and
+its `*_tool_result` (web search, web fetch, code execution, tool search), `container_upload`,
+and text with citations (`citations_delta`); programmatic calls carry a `caller`. They are
+never in `Case.calls`. `COVERAGE` lists what the SDK unions hold that is not drawn (nothing,
+today); `QUIRKS` the real-server quirks drawn and tagged in `Case.quirks`.
 """
 from __future__ import annotations
 
@@ -17,11 +23,14 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
+from . import provider_errors
+from ._anthropic_server import citations, server_ids, server_segments
 from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
 from ._content import BASE62, PLACES, arguments, dump, interleave, opaque, positions, prose
 from ._content import token, tool_names
 
-__all__ = ["NAME", "cases", "chunkings", "case_of", "make_wire", "messages"]
+__all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
+           "messages"]
 
 NAME = "anthropic-messages"
 MODELS = ("claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001", "claude-opus-4-1-20250805",
@@ -29,9 +38,28 @@ MODELS = ("claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001", "claude-opu
 COUNTERS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 DELTA_ONLY = ("output_tokens_details", "server_tool_use")  # usage keys only message_delta sends
 
+#: SDK union (tests/kit/test_union_coverage.py) -> {member not drawn: why}. Empty: all drawn.
+COVERAGE: dict[str, dict[str, str]] = {
+    "content blocks": {},
+    "deltas": {},
+    "events": {},
+}
+#: The real-server quirks this wire draws (names of wires/quirks.py), each tagged in
+#: `Case.quirks` when a stream holds it; `cases(quirks=...)` draws only those allowed.
+QUIRKS = frozenset({
+    "pings",                    # `ping` between any two events, sometimes after message_stop
+    "whole-input-at-start",     # a tool_use given whole at content_block_start, no deltas
+    "prefilled-message-start",  # message_start already holds the content, then message_stop
+    "empty-thinking-delta",     # a thinking_delta of ""
+})
 
-def _text_block(text: str) -> dict:
-    return {"type": "text", "text": text}
+
+@st.composite
+def _text_blocks(draw: Callable) -> dict:
+    block = {"type": "text", "text": draw(prose())}
+    if draw(st.integers(0, 3)) == 3:  # cited text, from web search or documents
+        block["citations"] = draw(citations())
+    return block
 
 
 @st.composite
@@ -42,11 +70,15 @@ def _thinking_blocks(draw: Callable) -> dict:
 
 
 @st.composite
-def _tool_uses(draw: Callable) -> dict:
+def _tool_uses(draw: Callable, programmatic: bool) -> dict:
     call = {"type": "tool_use", "id": draw(_TOOL_IDS), "name": draw(tool_names()),
             "input": draw(arguments())}
-    if draw(st.booleans()):
+    caller = draw(st.integers(0, 3 if programmatic else 1))
+    if caller == 1:
         call["caller"] = {"type": "direct"}
+    elif caller > 1:  # called from code execution: given whole at its start
+        call["caller"] = {"type": ("code_execution_20250825", "code_execution_20260120")[caller - 2],
+                          "tool_id": draw(server_ids)}
     return call
 
 
@@ -71,29 +103,43 @@ def _usage(draw: Callable, has_thinking: bool) -> dict:
 
 
 @st.composite
-def _streamed(draw: Callable, blocks: st.SearchStrategy, max_cuts: int | None) -> tuple:
+def _streamed(draw: Callable, blocks: st.SearchStrategy, stream: tuple | None) -> tuple:
     """A pair `(block, its stream or None)`, drawn together so a deleted block takes its
     deltas with it: a failing case shrinks to fewer blocks, not only to fewer cuts."""
     block = draw(blocks)
-    return block, None if max_cuts is None else draw(_block_stream(block, max_cuts))
+    return block, None if stream is None else draw(_block_stream(block, *stream))
+
+
+@st.composite
+def _streamed_segment(draw: Callable, stream: tuple | None) -> list:
+    """A server tool's blocks, each with its stream (or None)."""
+    return [(block, None if stream is None else draw(_block_stream(block, *stream)))
+            for block in draw(server_segments())]
 
 
 @lru_cache(maxsize=64)
-def _lists(min_calls: int, max_calls: int, max_cuts: int | None) -> tuple:
-    """The list strategies of `_content`, built once per option set (building is costly)."""
+def _lists(min_calls: int, max_calls: int, stream: tuple | None, quirks: frozenset) -> tuple:
+    """The list strategies of `_content`, built once per option set (building is costly).
+
+    `stream` is `(max_cuts, quirks)` when the blocks' events are drawn too."""
+    programmatic = "whole-input-at-start" in quirks
     return (
-        st.lists(_streamed(_thinking_blocks(), max_cuts), max_size=2),
-        st.lists(_streamed(prose().map(_text_block), max_cuts), max_size=3),
-        st.lists(st.tuples(_streamed(_tool_uses(), max_cuts), PLACES), min_size=min_calls,
-                 max_size=max_calls, unique_by=lambda pair: pair[0][0]["id"]),
+        st.lists(_streamed(_thinking_blocks(), stream), max_size=2),
+        st.lists(_streamed(_text_blocks(), stream), max_size=3),
+        st.lists(st.tuples(_streamed(_tool_uses(programmatic), stream), PLACES),
+                 min_size=min_calls, max_size=max_calls, unique_by=lambda pair: pair[0][0]["id"]),
+        st.lists(st.tuples(_streamed_segment(stream), PLACES), max_size=2),
     )
 
 
 @st.composite
-def _content(draw: Callable, min_calls: int, max_calls: int, max_cuts: int | None) -> tuple:
+def _content(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None,
+             quirks: frozenset = QUIRKS) -> tuple:
     check_options(min_calls, max_calls)
-    thinking, texts, calls = _lists(min_calls, max_calls, max_cuts)
-    pairs = draw(thinking) + interleave(draw(texts), draw(calls))
+    thinking, texts, calls, servers = _lists(min_calls, max_calls, stream, quirks)
+    placed = draw(calls) + [(pair, place) for segment, place in draw(servers)
+                            for pair in segment]
+    pairs = draw(thinking) + interleave(draw(texts), placed)
     message = draw(_envelope([block for block, _ in pairs]))
     return message, [stream for _, stream in pairs]
 
@@ -106,6 +152,8 @@ _STOP_SEQUENCES = st.one_of(st.sampled_from(("\n\nHuman:", "END", "</answer>")),
 def _envelope(draw: Callable, content: list) -> dict:
     if any(block["type"] == "tool_use" for block in content):
         stop_reason = "tool_use"
+    elif any(block["type"] == "server_tool_use" for block in content):
+        stop_reason = draw(st.sampled_from(("end_turn", "pause_turn")))
     else:
         stop_reason = draw(st.sampled_from(("end_turn", "max_tokens", "stop_sequence")))
     stop_sequence = None
@@ -132,8 +180,12 @@ def messages(*, min_calls: int = 0, max_calls: int = 3) -> st.SearchStrategy[dic
     return _content(min_calls, max_calls, None).map(lambda pair: pair[0])
 
 
+_CALL_KINDS = ("tool_use", "server_tool_use")
+
+
 @st.composite
-def _block_stream(draw: Callable, block: dict, max_cuts: int) -> tuple[dict, list[dict]]:
+def _block_stream(draw: Callable, block: dict, max_cuts: int,
+                  quirks: frozenset = QUIRKS) -> tuple[dict, list[dict]]:
     """The `content_block_start` block and the deltas that carry `block`."""
     kind = block["type"]
     deltas: list[dict] = []
@@ -141,12 +193,19 @@ def _block_stream(draw: Callable, block: dict, max_cuts: int) -> tuple[dict, lis
         start = {"type": "text", "text": ""}
         deltas = [{"type": "text_delta", "text": part}
                   for part in draw(pieces(block["text"], max_cuts=max_cuts))]
+        cited = block.get("citations", ())  # each citation before the text it supports
+        places = sorted(draw(positions(len(deltas))) for _ in cited)
+        for offset, (place, citation) in enumerate(zip(places, cited)):
+            deltas.insert(place + offset,
+                          {"type": "citations_delta", "citation": copy.deepcopy(citation)})
     elif kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
+        empty = "empty-thinking-delta" in quirks
         deltas = [{"type": "thinking_delta", "thinking": part}
-                  for part in draw(pieces(block["thinking"], max_cuts=max_cuts))]
+                  for part in draw(pieces(block["thinking"], max_cuts=max_cuts)) if part or empty]
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
-    elif kind == "tool_use" and not draw(st.booleans()):
+    elif kind in _CALL_KINDS and "tool_id" not in block.get("caller", {}) and not (
+            "whole-input-at-start" in quirks and draw(st.booleans())):
         start = copy.deepcopy({**block, "input": {}})
         if block["input"]:
             fragments = draw(pieces(dump(draw, block["input"]), max_cuts=max_cuts))
@@ -155,7 +214,7 @@ def _block_stream(draw: Callable, block: dict, max_cuts: int) -> tuple[dict, lis
         else:
             fragments = draw(st.sampled_from(([""], ["{}"])))
         deltas = [{"type": "input_json_delta", "partial_json": part} for part in fragments]
-    else:  # redacted_thinking, and a tool_use given whole (calls made from code execution)
+    else:  # redacted_thinking, results, and a call given whole (made from code execution)
         start = copy.deepcopy(block)
     return start, deltas
 
@@ -173,7 +232,13 @@ def _usages(draw: Callable, final: dict) -> tuple[dict, dict]:
 
 
 @st.composite
-def _events(draw: Callable, message: dict, streams: list, pings: bool) -> list[dict]:
+def _events(draw: Callable, message: dict, streams: list, pings: bool,
+            quirks: frozenset = QUIRKS) -> list[dict]:
+    if (message["content"] and "prefilled-message-start" in quirks
+            and draw(st.integers(0, 15)) == 7):
+        # a follow-up stream (after programmatic tool calls): the whole message at once
+        return [{"type": "message_start", "message": copy.deepcopy(message)},
+                {"type": "message_stop"}]
     start_usage, delta_usage = draw(_usages(message["usage"]))
     head = {key: copy.deepcopy(value) for key, value in message.items()
             if key not in ("content", "usage")}
@@ -190,43 +255,107 @@ def _events(draw: Callable, message: dict, streams: list, pings: bool) -> list[d
         stop["stop_details"] = message["stop_details"]
     events.append({"type": "message_delta", "delta": stop, "usage": delta_usage})
     events.append({"type": "message_stop"})
-    if pings:  # anywhere after message_start, rarely after message_stop too
+    if pings and "pings" in quirks:  # anywhere after message_start, rarely after message_stop
         for _ in range(draw(st.integers(0, 3))):
             events.insert(1 + draw(positions(len(events) - 1)), {"type": "ping"})
     return events
 
 
+def _allowed(quirks: Any) -> frozenset:
+    """The quirks a generator may draw: all of this wire's (None), or those named."""
+    return QUIRKS if quirks is None else QUIRKS & frozenset(quirks)
+
+
 @st.composite
-def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, pings: bool = True) -> list:
+def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, pings: bool = True,
+              quirks: Any = None) -> list:
     """The events of one stream that carries `message`, cut at drawn points."""
-    streams = [draw(_block_stream(block, max_cuts)) for block in message["content"]]
-    return draw(_events(message, streams, pings))
+    allowed = _allowed(quirks)
+    streams = [draw(_block_stream(block, max_cuts, allowed)) for block in message["content"]]
+    return draw(_events(message, streams, pings, allowed))
+
+
+def quirks_of(chunks: list) -> frozenset:
+    """The quirks (names of `QUIRKS`) that `chunks` hold, read from the events alone."""
+    found = set()
+    if chunks and chunks[0].get("type") == "message_start" and chunks[0]["message"]["content"]:
+        found.add("prefilled-message-start")
+    for number, chunk in enumerate(chunks):
+        kind = chunk.get("type")
+        if kind == "ping":
+            found.add("pings")
+        elif kind == "content_block_start" and chunk["content_block"]["type"] in _CALL_KINDS:
+            following = chunks[number + 1:number + 2]
+            if following and following[0].get("type") == "content_block_stop":
+                found.add("whole-input-at-start")
+        elif kind == "content_block_delta" and chunk["delta"] == {"type": "thinking_delta",
+                                                                  "thinking": ""}:
+            found.add("empty-thinking-delta")
+    return frozenset(found)
+
+
+def _calls(blocks: list) -> list[ExtractedCall]:
+    """The client's calls: `tool_use` blocks (server tools ran on Anthropic's side)."""
+    return [ExtractedCall(b["name"], b["input"], b["id"]) for b in blocks
+            if b["type"] == "tool_use"]
+
+
+def _text(blocks: list) -> str:
+    return "".join(b["text"] for b in blocks if b["type"] == "text")
 
 
 def case_of(message: dict, chunks: list) -> Case:
     """The `Case` for `message` carried by `chunks` (what extraction must find)."""
     done_at = max(i for i, chunk in enumerate(chunks) if chunk.get("type") == "message_stop")
     blocks = message["content"]
-    return Case(
-        wire=NAME,
-        message=message,
-        chunks=chunks,
-        done_at=done_at,
-        calls=[ExtractedCall(b["name"], b["input"], b["id"]) for b in blocks
-               if b["type"] == "tool_use"],
-        text="".join(b["text"] for b in blocks if b["type"] == "text"),
-        response=copy.deepcopy(message),
-    )
+    return Case(wire=NAME, message=message, chunks=chunks, done_at=done_at,
+                calls=_calls(blocks), text=_text(blocks), response=copy.deepcopy(message),
+                quirks=quirks_of(chunks))
+
+
+def _partial(message: dict, prefix: list) -> dict:
+    """The message the events of `prefix` assemble (`prefix` ends between blocks)."""
+    head = copy.deepcopy(prefix[0]["message"])
+    stopped = sum(1 for chunk in prefix if chunk["type"] == "content_block_stop")
+    if stopped:
+        head["content"] = copy.deepcopy(message["content"][:stopped])
+    for chunk in prefix:
+        if chunk["type"] == "message_delta":
+            head.update(copy.deepcopy(chunk["delta"]))
+            head["usage"].update(copy.deepcopy(chunk["usage"]))
+    return head
+
+
+@st.composite
+def _error_case(draw: Callable, message: dict, chunks: list) -> Case:
+    """`chunks` cut after message_start, a block, or message_delta, then an `error` event."""
+    cuts = [number + 1 for number, chunk in enumerate(chunks)
+            if chunk["type"] in ("message_start", "content_block_stop", "message_delta")]
+    at = draw(st.sampled_from(cuts))
+    form, error = draw(provider_errors.error_objects(NAME))
+    tail, error = provider_errors.error_tail(NAME, form, error)
+    prefix = chunks[:at]
+    partial = _partial(message, prefix)
+    chunks = prefix + tail
+    return Case(wire=NAME, message=partial, chunks=chunks, done_at=len(chunks) - 1,
+                calls=_calls(partial["content"]), text=_text(partial["content"]),
+                response=None, quirks=quirks_of(chunks), error=error, error_at=at)
 
 
 @st.composite
 def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
-          pings: bool = True) -> Case:
-    """Generated streams with the truth about them."""
-    message, streams = draw(_content(min_calls, max_calls, max_cuts))
-    return case_of(message, draw(_events(message, streams, pings)))
+          pings: bool = True, quirks: Any = None, errors: bool = False) -> Case:
+    """Generated streams with the truth about them; with `errors`, each ends in an `error`
+    event after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed."""
+    allowed = _allowed(quirks)
+    message, streams = draw(_content(min_calls, max_calls, (max_cuts, allowed), allowed))
+    chunks = draw(_events(message, streams, pings, allowed))
+    if errors:
+        return draw(_error_case(message, chunks))
+    return case_of(message, chunks)
 
 
 def make_wire(**options: Any) -> Wire:
     """The Anthropic Messages wire; `options` become defaults of `messages` and `cases`."""
-    return native_wire(NAME, messages, cases, options, NATIVE_OPTIONS | {"pings"})
+    return native_wire(NAME, messages, cases, options,
+                       NATIVE_OPTIONS | {"pings", "quirks", "errors"})

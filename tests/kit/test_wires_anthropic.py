@@ -144,6 +144,11 @@ def check_stream_shape(case):
     chunks = case.chunks
     start = chunks[0]
     assert start["type"] == "message_start"
+    assert case.quirks == wire.quirks_of(chunks) and case.quirks <= wire.QUIRKS
+    if "prefilled-message-start" in case.quirks:  # a follow-up stream: the message at once
+        assert chunks == [{"type": "message_start", "message": case.message},
+                          {"type": "message_stop"}]
+        return
     assert start["message"]["content"] == [] and start["message"]["stop_reason"] is None
     assert 1 <= start["message"]["usage"]["output_tokens"] <= case.message["usage"]["output_tokens"]
     assert chunks[case.done_at]["type"] == "message_stop"
@@ -155,6 +160,8 @@ def check_stream_shape(case):
 
 
 def check_blocks_rebuild_from_their_deltas(case):
+    if "prefilled-message-start" in case.quirks:
+        return
     events = non_pings(case.chunks)[1:-2]
     for index, block in enumerate(case.message["content"]):
         own = [e for e in events if e["index"] == index]
@@ -163,14 +170,16 @@ def check_blocks_rebuild_from_their_deltas(case):
         kind = block["type"]
         if kind == "text":
             assert start == {"type": "text", "text": ""}
-            assert "".join(d["text"] for d in deltas) == block["text"]
+            assert "".join(d.get("text", "") for d in deltas) == block["text"]
+            cited = [d["citation"] for d in deltas if d["type"] == "citations_delta"]
+            assert cited == block.get("citations", [])
         elif kind == "thinking":
             assert start == {"type": "thinking", "thinking": "", "signature": ""}
             assert [d for d in deltas if d["type"] == "signature_delta"] == [
                 {"type": "signature_delta", "signature": block["signature"]}]
             assert deltas[-1]["type"] == "signature_delta"
             assert "".join(d.get("thinking", "") for d in deltas) == block["thinking"]
-        elif kind == "redacted_thinking":
+        elif kind not in ("tool_use", "server_tool_use"):  # redacted thinking, results
             assert start == block and deltas == []
         else:
             text = "".join(d["partial_json"] for d in deltas)
@@ -191,6 +200,10 @@ def check_case_truth(case):
     assert len({c.id for c in case.calls}) == len(case.calls)
     assert case.text == "".join(b["text"] for b in blocks if b["type"] == "text")
     assert case.message["stop_reason"] == ("tool_use" if uses else case.message["stop_reason"])
+    servers = {b["id"]: b["name"] for b in blocks if b["type"] == "server_tool_use"}
+    for block in blocks:  # every server tool result answers a server call before it
+        if block["type"].endswith("_tool_result"):
+            assert block["tool_use_id"] in servers
     if case.message["stop_reason"] == "stop_sequence":
         assert case.message["stop_sequence"]
     assert case.response == case.message
@@ -209,13 +222,29 @@ def sdk_rebuild(chunks):
     return snapshot.model_dump(mode="json")
 
 
+def assert_contains(got, want, where="block"):
+    """Every field of `want` is in `got` with the same value (the SDK adds optional fields
+    as None: a citation's `file_id`, a block's `caller`, ...)."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict), where
+        for key, value in want.items():
+            assert key in got, f"{where}.{key}"
+            assert_contains(got[key], value, f"{where}.{key}")
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), where
+        for number, (a, b) in enumerate(zip(got, want)):
+            assert_contains(a, b, f"{where}[{number}]")
+    else:
+        assert got == want, where
+
+
 def assert_same_as_sdk(rebuilt, message):
     """Compare every field both define (the SDK adds `citations`, `stop_details`, ...)."""
     for key in ("id", "type", "role", "model", "stop_reason", "stop_sequence"):
         assert rebuilt[key] == message[key], key
     assert len(rebuilt["content"]) == len(message["content"])
     for got, want in zip(rebuilt["content"], message["content"]):
-        assert {key: got[key] for key in want} == want
+        assert_contains(got, want)
     for key in ("input_tokens", "output_tokens", "cache_creation_input_tokens",
                 "cache_read_input_tokens"):
         assert rebuilt["usage"].get(key) == message["usage"].get(key), key
@@ -250,9 +279,15 @@ def _is_cut(event):
     return piece not in ("", "{}") and not piece.endswith("}")
 
 
+def _cut_call(case):
+    """The index of a client call whose input is cut mid-JSON, or None."""
+    return next((e["index"] for e in case.chunks if _is_cut(e)
+                 and case.message["content"][e["index"]]["type"] == "tool_use"), None)
+
+
 def test_a_cut_argument_shrinks_to_two_pieces():
-    case = find(wire.cases(), lambda c: any(_is_cut(e) for e in c.chunks), settings=SHRINK)
-    index = next(e["index"] for e in case.chunks if _is_cut(e))
+    case = find(wire.cases(), lambda c: _cut_call(c) is not None, settings=SHRINK)
+    index = _cut_call(case)
     fragments = [e["delta"]["partial_json"] for e in case.chunks
                  if e["type"] == "content_block_delta" and e["index"] == index]
     assert len([f for f in fragments if f]) == 2
@@ -274,3 +309,40 @@ def test_the_reference_reassembles_every_case(case):
     assert strategy.extract(buffer.as_dict()) == case.calls
     assert shown == case.text
     assert buffer.is_done()
+
+
+# --- quirks and provider errors ----------------------------------------------------------------
+
+@SOME
+@given(wire.cases(quirks=frozenset()))
+def test_no_quirks_draws_the_provider_own_shape(case):
+    assert case.quirks == frozenset() == wire.quirks_of(case.chunks)
+    assert all(chunk["type"] != "ping" for chunk in case.chunks)
+
+
+@SOME
+@given(wire.cases(quirks={"pings"}))
+def test_named_quirks_are_the_only_ones_drawn(case):
+    assert case.quirks <= {"pings"}
+
+
+@MANY
+@given(wire.cases(errors=True))
+def test_error_cases_end_in_an_error_event_the_reference_raises(case):
+    from mcs_reference.errors import ProviderError
+    assert case.chunks[case.error_at] == {"type": "error", "error": case.error}
+    assert case.error_at == len(case.chunks) - 1
+    assert all(c["type"] != "message_stop" for c in case.chunks)
+    Message.model_validate(case.message)  # what came before the error: not a whole message
+    for chunk in case.chunks:
+        assert schema.errors(chunk, CHUNK) == [], chunk
+    strategy = AnthropicMessagesStrategy()
+    buffer = LLMStreamBuffer([strategy])
+    for chunk in copy.deepcopy(case.chunks[:case.error_at]):
+        buffer.add(chunk)
+    with pytest.raises(ProviderError) as raised:
+        buffer.add(copy.deepcopy(case.chunks[case.error_at]))
+    assert case.error["message"] in str(raised.value)
+    assert buffer.as_dict() == case.message
+    assert strategy.extract(buffer.as_dict()) == case.calls
+    assert strategy.content_text(buffer.as_dict()) == case.text
