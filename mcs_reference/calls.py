@@ -13,7 +13,7 @@ class ExtractedCall:
     A call whose arguments are not a JSON object keeps `arguments == {}`, sets `error`, and
     keeps the text in `raw_arguments`: it is reported, never dropped and never executed.
 
-    `kind` says what the client must run, whatever the wire (see `CALL_KINDS`):
+    `kind` says what the client must run, whatever the wire (docs/architecture.md):
     `"function"` (JSON `arguments`), `"custom"` (free-form text in `input`, `arguments`
     stays `{}`), and the Responses built-in tools `"computer"`, `"local_shell"`, `"shell"`
     and `"apply_patch"`, whose `name` is the kind and whose `arguments` is the item's
@@ -28,10 +28,6 @@ class ExtractedCall:
     raw_arguments: str | None = None
     kind: str = "function"
     input: str | None = None
-
-
-#: The kinds a client may be asked to run; a strategy may add its own (a str).
-CALL_KINDS = ("function", "custom", "computer", "local_shell", "shell", "apply_patch")
 
 
 @dataclass

@@ -642,7 +642,11 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
         return isinstance(chunk, dict) and chunk.get("type") in _END_TYPES
 
     def extract(self, message: Any) -> list[ExtractedCall]:
-        """The client-run calls, in order, each with its kind (see `_CLIENT_KINDS`).
+        """The client-run calls, in order, each with its kind: `function_call` is
+        `function`, `custom_tool_call` is `custom` (its text in `input`), `computer_call`,
+        `local_shell_call`, `shell_call` and `apply_patch_call` are `computer`,
+        `local_shell`, `shell` and `apply_patch` (named by their kind, their payload as
+        `arguments`).
 
         Provider-run items (hosted tools, MCP, programs, ...) are never calls. Nor is a call
         item the provider already answered: a `shell_call` in a hosted container, or any
@@ -680,7 +684,11 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
     def result_messages(self, message: Any, records: list[ToolCallRecord]) -> list[dict]:
         """Every output item as it is (provider-run ones included), then one output item per
         record, of the type that answers its call's kind (`function_call_output`,
-        `custom_tool_call_output`, `computer_call_output`, ...)."""
+        `custom_tool_call_output`, `computer_call_output`, `local_shell_call_output`,
+        `shell_call_output`, `apply_patch_call_output`), the kind read from the call the
+        record's id names. A `computer` result is a screenshot object or an image URL; a
+        `shell` result is stdout text, one content dict or the list of contents; a failed
+        `apply_patch` call goes back with status `failed`."""
         output = _output_of(message)
         history = [_clone(item) for item in output]
         answered = _answered_ids(output)

@@ -41,7 +41,8 @@ class ExtractionStrategy(ABC):
 
     @abstractmethod
     def extract(self, message: Any) -> list[ExtractedCall]:
-        """The calls in a native message, in order."""
+        """The client-run calls in a native message, in order, each with its `kind`;
+        calls the provider ran itself (server or hosted tools) are never returned."""
 
     @abstractmethod
     def content_text(self, message: Any) -> str:
@@ -53,7 +54,8 @@ class ExtractionStrategy(ABC):
 
     @abstractmethod
     def result_messages(self, message: Any, records: list[ToolCallRecord]) -> list[dict]:
-        """History to append after running `records`: the whole assistant turn, then results."""
+        """History to append after running `records`: the whole assistant turn (provider-run
+        blocks kept as they came), then each result as its call kind's output."""
 
     # Optional fast paths. The buffer and driver use them when present so a streaming client
     # pays per chunk, not per message; the defaults are correct but rebuild the message.
