@@ -510,10 +510,21 @@ CITATION = {"type": "char_location", "cited_text": "c", "document_index": 0, "do
 @st.composite
 def streams(draw):
     """(native message, events without pings, events with pings) for a drawn Message."""
-    kinds = draw(st.lists(st.sampled_from(["text", "thinking", "redacted", "tool"]), max_size=6)
-                 .filter(lambda ks: ks.count("tool") <= 3))
+    kinds = draw(st.lists(st.sampled_from(["text", "thinking", "redacted", "tool", "server"]),
+                          max_size=6).filter(lambda ks: ks.count("tool") <= 3))
     content, body = [], []
-    for index, kind in enumerate(kinds):
+    for kind in kinds:
+        index = len(content)
+        if kind == "server":  # a server tool streams its input like tool_use, then its result
+            value = draw(tool_inputs)
+            block = {"type": "server_tool_use", "id": f"srvtoolu_{index}", "name": "web_search",
+                     "input": value}
+            result = {"type": "web_search_tool_result", "tool_use_id": block["id"], "content": []}
+            body += [block_start(index, block | {"input": {}}),
+                     *[json_d(index, p) for p in cut(draw, json.dumps(value))], stop(index),
+                     block_start(index + 1, result), stop(index + 1)]
+            content += [block, result]
+            continue
         if kind == "text":
             text = draw(st.text(max_size=20))
             cites = draw(st.integers(0, 2))
@@ -535,6 +546,8 @@ def streams(draw):
             value = draw(tool_inputs)
             name = draw(st.sampled_from(["f", "get_x", "ü"]))
             block = {"type": "tool_use", "id": f"toolu_{index}", "name": name, "input": value}
+            if draw(st.booleans()):  # a programmatic call, made by code the provider ran
+                block["caller"] = {"type": "code_execution_20250825", "tool_id": "srvtoolu_0"}
             text = json.dumps(value, ensure_ascii=draw(st.booleans()))
             if not value and draw(st.booleans()):
                 text = ""  # what real streams send for a call without arguments
@@ -585,6 +598,8 @@ def test_agrees_with_the_official_sdk_accumulator(drawn):
     assert_agrees(ours, snapshot.to_dict())
     sdk_calls = [(b.name, b.input, b.id) for b in snapshot.content if b.type == "tool_use"]
     assert [(c.name, c.arguments, c.id) for c in S.extract(ours)] == sdk_calls
+    assert [b.to_dict() for b in snapshot.content if b.type != "text"] == [
+        b for b in ours["content"] if b["type"] != "text"]  # server blocks included
 
 
 @settings(max_examples=150, deadline=None)
