@@ -416,3 +416,24 @@ def test_handler_for_may_be_overridden():
 def test_bad_handlers_are_refused_with_a_clear_error(handlers, error, words):
     with pytest.raises(error, match=words):
         BaseDriver(handlers=handlers)
+
+
+# -- the kit's corpus replay ---------------------------------------------------------------
+def test_replay_outcomes_show_the_kind_of_non_function_calls_only():
+    from mcs_conformance.replay import outcome
+    from mcs_reference import default_chain
+
+    items = [EVERY_ITEM[2], EVERY_ITEM[3], EVERY_ITEM[4]]  # function, custom, computer
+    events = [{"type": "response.created", "response": dict(RESPONSE, output=[],
+                                                             status="in_progress")},
+              *[{"type": "response.output_item.done", "output_index": n, "item": item}
+                for n, item in enumerate(items)],
+              {"type": "response.completed", "response": dict(RESPONSE, output=items)}]
+    result = outcome("kinds", events, default_chain)
+    function, custom, computer = result["calls"]
+    assert set(function) == {"name", "arguments", "id", "error", "raw_arguments"}
+    assert (custom["kind"], custom["input"]) == ("custom", "SELECT 1")
+    assert (computer["kind"], computer["input"], computer["name"]) == ("computer", None,
+                                                                       "computer")
+    assert [m["type"] for m in result["history"][len(items):]] == [
+        "function_call_output", "custom_tool_call_output", "computer_call_output"]
