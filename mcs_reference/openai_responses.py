@@ -392,6 +392,9 @@ def _typed_slot(acc: _Acc, chunk: dict, item_type: str) -> _Item:
 
 def _on_status(acc: _Acc, chunk: dict) -> str:
     item_type, status = _STATUS_EVENTS[chunk["type"]]
+    index = chunk.get("output_index")
+    if type(index) is int and -1 < index < len(acc.items) and acc.items[index].done:
+        return ""  # the whole item came already; a late status event carries nothing new
     _typed_slot(acc, chunk, item_type).status = status
     return ""
 
@@ -402,7 +405,8 @@ def _shell_command(acc: _Acc, chunk: dict) -> list[str]:
     if slot.commands is None:
         action = slot.item.get("action")
         given = action.get("commands") if isinstance(action, dict) else None
-        slot.commands = [[c] for c in given if isinstance(c, str)] if isinstance(given, list) else []
+        given = given if isinstance(given, list) else []
+        slot.commands = [[command] for command in given if isinstance(command, str)]
     commands = slot.commands
     index = chunk.get("command_index")
     added = chunk["type"].endswith(".added")
@@ -719,7 +723,8 @@ def _answered_ids(output: list[dict]) -> set:
     for item in output:
         kind = item["type"]
         if kind.endswith("_output"):
-            ids.add(_str_or_none(item.get("id" if kind == "local_shell_call_output" else "call_id")))
+            key = "id" if kind == "local_shell_call_output" else "call_id"  # the SDK's names
+            ids.add(_str_or_none(item.get(key)))
     ids.discard(None)
     return ids
 

@@ -26,7 +26,7 @@ from mcs_reference import (
     OpenAIResponsesStrategy,
     ToolCallRecord,
 )
-from mcs_reference.errors import MalformedChunk
+from mcs_reference.errors import EventOutOfOrder, MalformedChunk
 
 RESPONSES = OpenAIResponsesStrategy()
 ANTHROPIC = AnthropicMessagesStrategy()
@@ -437,3 +437,41 @@ def test_replay_outcomes_show_the_kind_of_non_function_calls_only():
                                                                        "computer")
     assert [m["type"] for m in result["history"][len(items):]] == [
         "function_call_output", "custom_tool_call_output", "computer_call_output"]
+
+
+def test_hosted_tool_status_events_move_the_item_and_a_late_one_is_harmless():
+    item = EVERY_ITEM[8]  # web_search_call
+    acc = RESPONSES.new_accumulator()
+    RESPONSES.accumulate(acc, {"type": "response.output_item.added", "output_index": 0,
+                               "item": dict(item, status="in_progress")})
+    seen = []
+    for status in ("in_progress", "searching", "completed"):
+        RESPONSES.accumulate(acc, {"type": f"response.web_search_call.{status}",
+                                   "output_index": 0, "item_id": "ws_1"})
+        seen.append(RESPONSES.as_message(acc)["output"][0]["status"])
+    assert seen == ["in_progress", "searching", "completed"]
+    RESPONSES.accumulate(acc, {"type": "response.output_item.done", "output_index": 0,
+                               "item": item})
+    RESPONSES.accumulate(acc, {"type": "response.web_search_call.completed",
+                               "output_index": 0, "item_id": "ws_1"})
+    assert RESPONSES.as_message(acc)["output"] == [item]
+    assert RESPONSES.extract(RESPONSES.as_message(acc)) == []
+
+
+def test_shell_commands_stream_into_the_action():
+    item = dict(EVERY_ITEM[6], action=dict(SHELL, commands=[]), status="in_progress")
+    acc = RESPONSES.new_accumulator()
+    for event in [
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.shell_call_command.added", "output_index": 0, "command_index": 0,
+         "command": "ls "},
+        {"type": "response.shell_call_command.delta", "output_index": 0, "command_index": 0,
+         "delta": "-l"},
+        {"type": "response.shell_call_command.added", "output_index": 0, "command_index": 1,
+         "command": "pwd"},
+    ]:
+        RESPONSES.accumulate(acc, event)
+    assert RESPONSES.as_message(acc)["output"][0]["action"]["commands"] == ["ls -l", "pwd"]
+    with pytest.raises(EventOutOfOrder, match="command_index 3"):
+        RESPONSES.accumulate(acc, {"type": "response.shell_call_command.delta",
+                                   "output_index": 0, "command_index": 3, "delta": "x"})
