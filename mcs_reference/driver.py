@@ -285,9 +285,10 @@ class BaseDriver(SupportsNativeTools, SupportsStreaming):
                 record = self._run_tool(call, kind)
             else:
                 handler = self.handler_for(call)
-                record = None if handler is None else _record(call, kind, handler, call)
                 if handler is None:
                     pending.append(call)
+                    continue
+                record = _record(call, kind, handler, call)
             if record is not None:
                 records.append(record)
         return records, pending
