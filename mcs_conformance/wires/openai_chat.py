@@ -1,13 +1,13 @@
 """The OpenAI Chat Completions wire: assistant messages and the chunk streams that carry them.
 
 The native message is `choices[0].message` as `stream=false` returns it: `role`, `content`,
-`refusal`, `annotations`, and `tool_calls` only when there are calls (arguments kept as the
-exact JSON text). A stream is a role chunk, content or refusal deltas, tool-call deltas, the
-finish chunk, and optionally a usage-only trailing chunk (`choices: []`). The quirks of real
-servers are drawn too: the first tool delta with `arguments: ""` or the whole arguments
-(Groq, xAI), id and name in separate deltas (vLLM), continuations echoing `id: ""` (Alibaba),
-parallel calls interleaved by index, several fragments in one chunk, empty deltas, the finish
-reason on the last content chunk, usage on the finish chunk (DeepSeek), `obfuscation`.
+`refusal`, `annotations`, `tool_calls` only when there are calls (arguments kept as the
+exact JSON text), and `reasoning_content` where DeepSeek and xAI send it. OpenAI's own
+stream (`quirks=frozenset()`) is a role chunk, content or refusal deltas (with `logprobs`
+now and then), tool-call deltas (the first with `arguments: ""`), a late `annotations`
+delta, the finish chunk, `obfuscation` on every chunk. Every other shape real servers send
+is a named quirk (wires/quirks.py, docs/quirks.md), drawn only when allowed and recorded in
+`Case.quirks`. With `errors=True` the stream ends in a provider error instead.
 """
 from __future__ import annotations
 
@@ -17,36 +17,81 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from mcs_reference.calls import ExtractedCall
+from mcs_reference.calls import ExtractedCall, call_from_json_text
 
-from ._base import Case, Wire, check_options, native_wire, pieces
-from ._content import BASE62, arguments, json_texts, prose, token, tool_names, unique_tokens
+from ._base import Case, Wire, check_options, native_wire, pieces, NATIVE_OPTIONS
+from ._content import BASE62, arguments, prose, token, tool_names, unique_tokens
+from .provider_errors import error_objects, error_tail
+from .quirks import allowed_quirks, maybe
 
-__all__ = ["NAME", "case_of", "cases", "chunkings", "make_wire", "messages"]
+__all__ = ["COVERAGE", "NAME", "case_of", "cases", "chunkings", "make_wire", "messages"]
 
 NAME = "openai-chat"
 MODELS = ("gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18", "gpt-5-2025-08-07", "deepseek-chat",
           "llama-3.3-70b-versatile", "qwen3-max")
 REFUSALS = ("I'm sorry, I can't help with that.", "I can’t assist with that request.")
+URLS = ("https://example.com/a", "https://en.wikipedia.org/wiki/Paris", "https://example.org/")
+
+#: What this wire draws of the installed SDK's unions, and what it leaves out and why
+#: (read by tests/kit/test_union_coverage.py).
+COVERAGE = {
+    "ChoiceDelta": {
+        "drawn": {"role", "content", "refusal", "tool_calls"},
+        "excluded": {
+            "audio": "audio output is a separate modality (modalities=['audio']), not tool "
+                     "calls or text; no recorded tool stream carries it",
+            "function_call": "the deprecated functions API, replaced by tool_calls; no current "
+                             "server streams it",
+        },
+    },
+    "ChoiceDeltaToolCall": {"drawn": {"index", "id", "type", "function"}, "excluded": {}},
+    "Choice": {"drawn": {"delta", "index", "finish_reason", "logprobs"}, "excluded": {}},
+    "ChatCompletionChunk": {
+        "drawn": {"id", "choices", "created", "model", "object", "moderation", "obfuscation",
+                  "service_tier", "system_fingerprint", "usage"},
+        "excluded": {},
+    },
+    "ChatCompletionMessageToolCallUnion": {
+        "drawn": {"ChatCompletionMessageFunctionToolCall"},
+        "excluded": {
+            "ChatCompletionMessageCustomToolCall": "the SDK's stream delta has no form for "
+            "it (ChoiceDeltaToolCall.type is Literal['function']) and no recorded stream "
+            "carries one, so a streamed custom call has no shape to draw",
+        },
+    },
+    "finish_reason": {
+        "drawn": {"stop", "length", "tool_calls"},
+        "excluded": {
+            "content_filter": "ends a stream like stop; Azure-only, no recording",
+            "function_call": "the deprecated functions API",
+        },
+    },
+}
 
 
 @st.composite
-def _tool_calls(draw: Callable, count: int) -> list[dict]:
+def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
     ids = unique_tokens(draw, count, "call_", BASE62, 24)
-    calls = []
+    calls, tags = [], set()
     for call_id in ids:
         name = draw(tool_names())
-        text = draw(json_texts(draw(arguments())))
+        value = draw(arguments())
+        separators = draw(_SEPARATORS)
+        escaped = maybe(draw, allowed, "unicode-escaped-arguments")
+        text = json.dumps(value, separators=separators, ensure_ascii=escaped)
+        if escaped and text != json.dumps(value, separators=separators, ensure_ascii=False):
+            tags.add("unicode-escaped-arguments")
         calls.append({"id": call_id, "type": "function",
                       "function": {"name": name, "arguments": text}})
-    return calls
+    return calls, tags
+
+
+_SEPARATORS = st.sampled_from(((", ", ": "), (",", ":")))
 
 
 @st.composite
-def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3) -> dict:
-    """Assistant messages as `stream=false` returns them: text, a refusal, or 1..n calls
-    (with content `None`, `""` or text beside them)."""
-    check_options(min_calls, max_calls)
+def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
+                      allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
     count = draw(st.integers(min_calls, max_calls))
     content: str | None = text
@@ -56,16 +101,39 @@ def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3) -> dict:
     elif draw(st.integers(0, 3)) == 3:  # a refusal, now and then
         content = None
         refusal = draw(st.one_of(st.sampled_from(REFUSALS), prose().filter(bool)))
+    annotations = []
+    if content and draw(st.integers(0, 5)) == 5:  # web search models cite their sources
+        end = draw(st.integers(0, len(content)))
+        annotations.append({"type": "url_citation", "url_citation": {
+            "start_index": draw(st.integers(0, end)), "end_index": end,
+            "url": draw(st.sampled_from(URLS)), "title": draw(prose(max_fragments=2))}})
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": refusal,
-                               "annotations": []}
+                               "annotations": annotations}
+    tags: set = set()
     if count:
-        message["tool_calls"] = draw(_tool_calls(count))
-    return message
+        message["tool_calls"], tags = draw(_tool_calls(count, allowed))
+    if maybe(draw, allowed, "reasoning-content", 3):
+        message["reasoning_content"] = draw(prose().filter(bool))
+        tags.add("reasoning-content")
+    return message, tags
 
 
 @st.composite
-def _envelopes(draw: Callable) -> dict:
+def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None) -> dict:
+    """Assistant messages as `stream=false` returns them: text, a refusal, or 1..n calls
+    (with content `None`, `""` or text beside them); `quirks` as for `cases`."""
+    check_options(min_calls, max_calls)
+    return draw(_message_and_tags(min_calls, max_calls, allowed_quirks(NAME, quirks)))[0]
+
+
+@st.composite
+def _envelopes(draw: Callable, allowed: frozenset, tags: set) -> dict:
     """The fields every chunk of one stream repeats."""
+    if maybe(draw, allowed, "empty-envelope", 6):  # Snowflake
+        tags.add("empty-envelope")
+        return {"id": "", "object": "chat.completion.chunk", "created": 0,
+                "model": draw(st.sampled_from(MODELS)), "service_tier": "",
+                "system_fingerprint": ""}
     env: dict[str, Any] = {
         "id": "chatcmpl-" + draw(token(BASE62, 29)),
         "object": "chat.completion.chunk",
@@ -93,34 +161,62 @@ def _usages(draw: Callable) -> dict:
     return usage
 
 
+def _whole(index: int | None, call: dict) -> dict:
+    entry = {"index": index, "id": call["id"], "type": "function",
+             "function": dict(call["function"])}
+    if index is None:
+        del entry["index"]
+    return entry
+
+
 @st.composite
-def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int) -> list[dict]:
+def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: frozenset,
+                 tags: set) -> list[dict]:
     """Tool-call deltas for `calls`, each `{"tool_calls": [entries]}`, in stream order."""
     if not calls:
         return []
-    style = draw(st.sampled_from(("header-empty", "whole", "split")))
-    echo = draw(st.booleans())  # continuations repeat `id: ""` and `type` (Alibaba)
-    queues = []
-    for index, call in enumerate(calls):
-        name, text = call["function"]["name"], call["function"]["arguments"]
-        if style == "whole":
-            queue = [{"index": index, "id": call["id"], "type": "function",
-                      "function": {"name": name, "arguments": text}}]
-        else:
+    no_index = maybe(draw, allowed, "no-index", 3)  # Mistral: whole calls, no index
+    if no_index:
+        tags.update({"no-index", "whole-call-one-delta"})
+        queues = [[_whole(None, call)] for call in calls]
+    else:
+        style = draw(st.sampled_from(
+            ("header-empty",) + tuple(q for q in ("whole-call-one-delta", "split-id-then-name")
+                                      if q in allowed)))
+        echo_id = maybe(draw, allowed, "empty-id-continuations", 4)  # Alibaba
+        echo_name = maybe(draw, allowed, "empty-name-continuations", 4)  # GLM
+        empty = maybe(draw, allowed, "empty-fragments", 4)  # vLLM
+        queues = []
+        for index, call in enumerate(calls):
+            name, text = call["function"]["name"], call["function"]["arguments"]
+            if style == "whole-call-one-delta":
+                tags.add(style)
+                queues.append([_whole(index, call)])
+                continue
             if style == "header-empty":
                 queue = [{"index": index, "id": call["id"], "type": "function",
                           "function": {"name": name, "arguments": ""}}]
-            else:  # vLLM: id and type first, then the name alone
+            else:
+                tags.add(style)
                 queue = [{"index": index, "id": call["id"], "type": "function"},
                          {"index": index, "function": {"name": name}}]
-            for part in draw(pieces(text, max_cuts=max_cuts)):
+            parts = draw(pieces(text, max_cuts=max_cuts))
+            if empty:
+                parts.insert(draw(st.integers(0, len(parts))), "")
+                tags.add("empty-fragments")
+            for part in parts:
                 entry: dict[str, Any] = {"index": index, "function": {"arguments": part}}
-                if echo:
+                if echo_id:
                     entry.update(id="", type="function")
+                    tags.add("empty-id-continuations")
+                if echo_name:
+                    entry["function"] = {"name": "", "arguments": part}
+                    tags.add("empty-name-continuations")
                 queue.append(entry)
-        queues.append(queue)
+            queues.append(queue)
     order = [entry for queue in queues for entry in queue]
-    if len(calls) > 1 and draw(st.booleans()):  # interleave; a call starts after the previous
+    if len(calls) > 1 and not no_index and maybe(draw, allowed, "interleaved-calls"):
+        # a call starts after the previous one did
         order, taken, started = [], [0] * len(queues), 0
         while len(order) < sum(map(len, queues)):
             open_ = [i for i in range(min(started + 1, len(queues))) if taken[i] < len(queues[i])]
@@ -128,32 +224,31 @@ def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int) -> list[dict]
             order.append(queues[pick][taken[pick]])
             taken[pick] += 1
             started = max(started, pick + 1)
-    group = draw(st.booleans())
+        if [entry.get("index") for entry in order] != sorted(e.get("index") for e in order):
+            tags.add("interleaved-calls")
+    group = maybe(draw, allowed, "fragments-same-chunk")
     deltas: list[dict] = []
     for entry in order:
         if group and deltas and draw(st.booleans()):
             deltas[-1]["tool_calls"].append(entry)
+            tags.add("fragments-same-chunk")
         else:
             deltas.append({"tool_calls": [entry]})
     return deltas
 
 
-@st.composite
-def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8) -> list[dict]:
-    """The `chat.completion.chunk`s of one stream that carries `message`, cut at drawn points."""
-    env = draw(_envelopes())
-    usage_mode = draw(st.sampled_from(("none", "trailing", "finish")))
-    usage = draw(_usages()) if usage_mode != "none" else None
-    obfuscation = draw(token(BASE62, 16)) if draw(st.booleans()) else None
-    content, refusal = message.get("content"), message.get("refusal")
-    calls = message.get("tool_calls") or []
-    if calls:
-        reason = "tool_calls"
-    elif refusal is not None:
-        reason = "stop"
-    else:
-        reason = draw(st.sampled_from(("stop", "length")))
+def _logprobs(part: str) -> dict:
+    """One content token's log probability (values need not be drawn: no client reads them)."""
+    token_ = {"token": part, "logprob": -round(0.013 * len(part), 4),
+              "bytes": list(part.encode("utf-8", "surrogatepass")), "top_logprobs": []}
+    return {"content": [token_], "refusal": None}
 
+
+@st.composite
+def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
+                   tags: set, with_logprobs: bool) -> list[tuple[dict, dict | None]]:
+    """`(delta, logprobs)` pairs of one choice, its role delta first."""
+    content, refusal = message.get("content"), message.get("refusal")
     role: dict[str, Any] = {"role": "assistant"}
     role["content"] = draw(st.sampled_from(("", None))) if content else content
     if refusal is not None:
@@ -161,77 +256,223 @@ def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8) -> list[dict]
             role["refusal"] = ""
     elif draw(st.booleans()):
         role["refusal"] = None
-    deltas: list[dict] = []
+    deltas: list[tuple[dict, dict | None]] = []
+    reasoning = message.get("reasoning_content")
+    if reasoning:
+        deltas += [({"reasoning_content": part}, None)
+                   for part in draw(pieces(reasoning, max_cuts=max_cuts, allow_empty=False))]
     if content:
-        deltas += [{"content": part} for part in draw(pieces(content, max_cuts=max_cuts))]
+        deltas += [({"content": part}, _logprobs(part) if with_logprobs else None)
+                   for part in draw(pieces(content, max_cuts=max_cuts))]
     if refusal:
-        deltas += [{"refusal": part} for part in draw(pieces(refusal, max_cuts=max_cuts))]
-    deltas += draw(_call_deltas(calls, max_cuts))
-    empties = ({}, {"content": ""}) if isinstance(content, str) else ({},)
-    for _ in range(draw(st.integers(0, 2))):
-        deltas.insert(draw(st.integers(0, len(deltas))), dict(draw(st.sampled_from(empties))))
+        deltas += [({"refusal": part}, None) for part in draw(pieces(refusal, max_cuts=max_cuts))]
+    deltas += [(delta, None) for delta in draw(_call_deltas(message.get("tool_calls") or [],
+                                                            max_cuts, allowed, tags))]
+    if message.get("annotations"):
+        deltas.append(({"annotations": copy.deepcopy(message["annotations"])}, None))
+    if maybe(draw, allowed, "empty-deltas", 3):
+        empties = ({}, {"content": ""}) if isinstance(content, str) else ({},)
+        for _ in range(draw(st.integers(1, 2))):
+            deltas.insert(draw(st.integers(0, len(deltas))),
+                          (dict(draw(st.sampled_from(empties))), None))
+        tags.add("empty-deltas")
     if deltas and draw(st.booleans()):  # role and first delta in one chunk (gpt-4o, Zhipu)
-        role = {**role, **deltas.pop(0)}
-    deltas.insert(0, role)
+        first, logprobs = deltas.pop(0)
+        deltas.insert(0, ({**role, **first}, logprobs))
+    else:
+        deltas.insert(0, (role, None))
+    return deltas
 
-    def chunk(delta: dict, finish: str | None = None) -> dict:
+
+def _reason(draw: Callable, message: dict) -> str:
+    if message.get("tool_calls"):
+        return "tool_calls"
+    if message.get("refusal") is not None:
+        return "stop"
+    return draw(st.sampled_from(("stop", "length")))
+
+
+def _moderation() -> dict:
+    results = {"type": "moderation_results", "model": "omni-moderation-latest", "results": []}
+    return {"input": dict(results), "output": dict(results)}
+
+
+@st.composite
+def _stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
+            max_calls: int = 3) -> tuple[list[dict], set, list[dict], list]:
+    """`(chunks, quirks, messages of every choice, finish reasons)` of one stream."""
+    tags: set = set()
+    env = draw(_envelopes(allowed, tags))
+    usage_mode = draw(st.sampled_from(
+        ("none",) + tuple(q for q in ("usage-only-chunk", "usage-on-finish-chunk")
+                          if q in allowed)))
+    usage = draw(_usages()) if usage_mode != "none" else None
+    obfuscation = draw(token(BASE62, 16)) if draw(st.booleans()) else None
+    with_logprobs = draw(st.integers(0, 5)) == 5
+    choices = [message]
+    if maybe(draw, allowed, "n-choices", 8):
+        for _ in range(draw(st.integers(1, 2))):
+            other, other_tags = draw(_message_and_tags(0, max_calls, allowed))
+            choices.append(other)
+            tags |= other_tags
+        tags.add("n-choices")
+    reasons = [_reason(draw, choice) for choice in choices]
+    no_object = maybe(draw, allowed, "no-object-field", 6)
+
+    def chunk(index: int, delta: dict, finish: str | None = None,
+              logprobs: dict | None = None) -> dict:
         out = copy.deepcopy(env)
-        if usage_mode == "trailing":
+        if no_object:
+            out.pop("object", None)
+        if usage_mode == "usage-only-chunk":
             out["usage"] = None
-        out["choices"] = [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+        out["choices"] = [{"index": index, "delta": delta, "logprobs": logprobs,
+                           "finish_reason": finish}]
         return out
 
-    chunks = [chunk(delta) for delta in deltas]
-    if draw(st.booleans()):  # the finish reason rides on the last delta (Mistral, Zhipu)
-        chunks[-1]["choices"][0]["finish_reason"] = reason
+    first_chunk = len(choices) == 1 and maybe(draw, allowed, "finish-reason-first-chunk", 8)
+    if first_chunk:  # Zhipu: the whole answer and the finish reason in one chunk
+        delta: dict[str, Any] = {"role": "assistant"}
+        for key in ("reasoning_content", "content", "refusal"):
+            if message.get(key) is not None:
+                delta[key] = message[key]
+        if message.get("tool_calls"):
+            delta["tool_calls"] = [_whole(i, call) for i, call in enumerate(message["tool_calls"])]
+            tags.add("whole-call-one-delta")
+        if message.get("annotations"):
+            delta["annotations"] = copy.deepcopy(message["annotations"])
+        chunks = [chunk(0, delta, reasons[0])]
+        tags.add("finish-reason-first-chunk")
     else:
-        chunks.append(chunk(dict(draw(st.sampled_from(empties))), reason))
-    if usage_mode == "finish":
+        lanes = [draw(_choice_deltas(choice, max_cuts, allowed, tags, with_logprobs))
+                 for choice in choices]
+        chunks = []
+        taken, started = [0] * len(lanes), 0
+        while any(taken[i] < len(lane) for i, lane in enumerate(lanes)):  # choice i+1 starts
+            open_ = [i for i in range(min(started + 1, len(lanes)))  # after choice i did
+                     if taken[i] < len(lanes[i])]
+            pick = open_[draw(st.integers(0, len(open_) - 1))] if len(open_) > 1 else open_[0]
+            delta, logprobs = lanes[pick][taken[pick]]
+            taken[pick] += 1
+            started = max(started, pick + 1)
+            chunks.append(chunk(pick, delta, None, logprobs))
+        finish_mode = draw(st.sampled_from(
+            ("chunk", "chunk", "chunk") + tuple(q for q in ("finish-reason-on-last-delta", "no-finish-reason")
+                               if q in allowed and len(choices) == 1)))
+        if finish_mode == "finish-reason-on-last-delta":
+            chunks[-1]["choices"][0]["finish_reason"] = reasons[0]
+            tags.add(finish_mode)
+        elif finish_mode == "no-finish-reason":
+            tags.add(finish_mode)
+            reasons = [None]
+        else:
+            for index, reason in enumerate(reasons):
+                chunks.append(chunk(index, {}, reason))
+    if len(choices) == 1 and "no-finish-reason" not in tags and maybe(
+            draw, allowed, "finish-reason-twice", 6):
+        again = {"role": "assistant", "content": ""} if isinstance(message["content"], str) else {}
+        chunks.append(chunk(0, again, reasons[0]))
+        tags.add("finish-reason-twice")
+    if usage_mode == "usage-on-finish-chunk":
         chunks[-1]["usage"] = copy.deepcopy(usage)
-    elif usage_mode == "trailing":
+        tags.add(usage_mode)
+        if maybe(draw, allowed, "x-groq-usage", 3):
+            chunks[-1]["x_groq"] = {"id": "req_" + draw(token(BASE62, 26)),
+                                    "usage": copy.deepcopy(usage)}
+            tags.add("x-groq-usage")
+    elif usage_mode == "usage-only-chunk":
         chunks.append({**copy.deepcopy(env), "choices": [], "usage": copy.deepcopy(usage)})
+        tags.add(usage_mode)
+        if maybe(draw, allowed, "moderation-chunk", 4):  # gpt-5
+            chunks.append({**copy.deepcopy(env), "choices": [], "moderation": _moderation(),
+                           "usage": None})
+            tags.add("moderation-chunk")
+        if no_object:
+            for item in chunks[-2:]:
+                item.pop("object", None)
+    if no_object:
+        tags.add("no-object-field")
     if obfuscation is not None:
         for index, item in enumerate(chunks):
             item["obfuscation"] = obfuscation[: 1 + (index * 7) % len(obfuscation)]
-    return chunks
+    if maybe(draw, allowed, "azure-empty-first-chunk", 8):
+        chunks.insert(0, _azure_first())
+        tags.add("azure-empty-first-chunk")
+    return chunks, tags, choices, reasons
+
+
+def _azure_first() -> dict:
+    safe = {"filtered": False, "severity": "safe"}
+    return {"choices": [], "created": 0, "id": "", "model": "", "object": "",
+            "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {
+                "hate": dict(safe), "self_harm": dict(safe), "sexual": dict(safe),
+                "violence": dict(safe), "jailbreak": {"filtered": False, "detected": False}}}]}
+
+
+@st.composite
+def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
+    """The `chat.completion.chunk`s of one stream that carries `message`, cut at drawn points
+    (with `n-choices`, other choices are drawn beside it)."""
+    return draw(_stream(message, max_cuts, allowed_quirks(NAME, quirks)))[0]
 
 
 def finish_index(chunks: list) -> int:
-    """Index of the first chunk carrying a `finish_reason` (the stream's terminal chunk)."""
+    """Index of the first chunk carrying a `finish_reason` (the stream's terminal chunk);
+    `len(chunks)` when none does: the end is the `[DONE]` after the chunks (Snowflake)."""
     for index, item in enumerate(chunks):
         if any(choice.get("finish_reason") for choice in item.get("choices") or ()):
             return index
-    raise ValueError("no chunk carries a finish_reason")
+    return len(chunks)
 
 
-def response_of(message: dict, chunks: list) -> dict:
+_HEAD = ("id", "created", "model")
+
+
+def response_of(message: dict, chunks: list, choices: list | None = None,
+                reasons: list | None = None) -> dict:
     """The `chat.completion` body that `stream=false` returns for this stream."""
-    head = chunks[0]
-    done = chunks[finish_index(chunks)]["choices"][0]
-    body: dict[str, Any] = {key: head[key] for key in ("id", "created", "model")}
+    head = next((c for c in chunks if c.get("choices") or c.get("id")), chunks[0])
+    body: dict[str, Any] = {key: head[key] for key in _HEAD}
     body["object"] = "chat.completion"
     for key in ("system_fingerprint", "service_tier"):
         if key in head:
             body[key] = head[key]
-    body["choices"] = [{"index": 0, "message": copy.deepcopy(message), "logprobs": None,
-                        "finish_reason": done["finish_reason"]}]
+    for item in chunks:
+        if not item.get("choices"):
+            for key in ("moderation", "prompt_filter_results"):
+                if item.get(key) is not None:
+                    body[key] = copy.deepcopy(item[key])
+    choices = choices or [message]
+    if reasons is None:
+        done = finish_index(chunks)
+        reasons = [chunks[done]["choices"][0]["finish_reason"] if done < len(chunks) else None]
+    logs: dict[int, Any] = {}
+    for item in chunks:
+        for choice in item.get("choices") or ():
+            if choice.get("logprobs") is not None:
+                slot = logs.setdefault(choice["index"], {"content": [], "refusal": None})
+                slot["content"] += copy.deepcopy(choice["logprobs"]["content"])
+    body["choices"] = [{"index": i, "message": copy.deepcopy(m), "logprobs": logs.get(i),
+                        "finish_reason": reasons[i]} for i, m in enumerate(choices)]
     usages = [item["usage"] for item in chunks if item.get("usage") is not None]
     if usages:
         body["usage"] = copy.deepcopy(usages[-1])
     return body
 
 
+def _call_of(call: dict) -> ExtractedCall:
+    return call_from_json_text(call["function"]["name"], call["function"]["arguments"] or "{}",
+                               call["id"])
+
+
 def calls_of(message: dict) -> list[ExtractedCall]:
     """What extraction must find: each call with its arguments parsed ("" means {})."""
-    return [
-        ExtractedCall(call["function"]["name"],
-                      json.loads(call["function"]["arguments"] or "{}"), call["id"])
-        for call in message.get("tool_calls") or ()
-    ]
+    return [_call_of(call) for call in message.get("tool_calls") or ()]
 
 
-def case_of(message: dict, chunks: list) -> Case:
-    """The `Case` for `message` carried by `chunks`."""
+def case_of(message: dict, chunks: list, *, quirks: frozenset = frozenset(),
+            choices: list | None = None, reasons: list | None = None) -> Case:
+    """The `Case` for `message` carried by `chunks` (`choices`: every choice's message)."""
     return Case(
         wire=NAME,
         message=message,
@@ -239,18 +480,70 @@ def case_of(message: dict, chunks: list) -> Case:
         done_at=finish_index(chunks),
         calls=calls_of(message),
         text=message.get("content") or "",
-        response=response_of(message, chunks),
+        response=response_of(message, chunks, choices, reasons),
+        quirks=frozenset(quirks),
     )
 
 
+def _assembled(chunks: list) -> dict:
+    """Choice 0's message as far as `chunks` carry it (what a stream cut by an error holds)."""
+    message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None,
+                               "annotations": []}
+    calls: list[dict] = []
+    for item in chunks:
+        for choice in item.get("choices") or ():
+            if choice["index"]:
+                continue
+            for key, value in choice["delta"].items():
+                if key in ("content", "refusal", "reasoning_content") and value is not None:
+                    message[key] = (message.get(key) or "") + value
+                elif key == "annotations":
+                    message["annotations"] += copy.deepcopy(value)
+                elif key == "tool_calls":
+                    for entry in value:
+                        index = entry.get("index", len(calls))
+                        if index == len(calls):
+                            calls.append({"id": None, "type": "function",
+                                          "function": {"name": "", "arguments": ""}})
+                        call, function = calls[index], entry.get("function") or {}
+                        call["id"] = call["id"] or entry.get("id") or None
+                        call["function"]["name"] += function.get("name") or ""
+                        call["function"]["arguments"] += function.get("arguments") or ""
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
 @st.composite
-def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8) -> Case:
-    """Generated streams with the truth about them."""
+def _error_case(draw: Callable, case: Case) -> Case:
+    """`case` cut after a drawn prefix of its chunks and ended by a provider error."""
+    cut = draw(st.integers(0, min(case.done_at, len(case.chunks))))
+    prefix = case.chunks[:cut]
+    form, error = draw(error_objects(NAME))
+    tail, error = error_tail(NAME, form, error, last=(prefix or case.chunks)[-1])
+    message = _assembled(prefix)
+    text = message.get("content") or ""
+    chunks = copy.deepcopy(prefix) + tail
+    return Case(wire=NAME, message=message, chunks=chunks, done_at=cut, calls=calls_of(message),
+                text=text, response=None,
+                quirks=case.quirks, error=error, error_at=cut)
+
+
+@st.composite
+def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
+          quirks=None, errors: bool = False) -> Case:
+    """Generated streams with the truth about them. `quirks`: None allows every quirk of
+    this wire, a set only those named (`frozenset()`: OpenAI's own stream); `errors=True`
+    ends every stream in a provider error after a drawn prefix."""
     check_options(min_calls, max_calls, max_cuts)
-    message = draw(messages(min_calls=min_calls, max_calls=max_calls))
-    return case_of(message, draw(chunkings(message, max_cuts=max_cuts)))
+    allowed = allowed_quirks(NAME, quirks)
+    message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
+    chunks, more, choices, reasons = draw(_stream(message, max_cuts, allowed, max_calls))
+    case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)
+    return draw(_error_case(case)) if errors else case
 
 
 def make_wire(**options: Any) -> Wire:
     """The OpenAI Chat wire; `options` become defaults of `messages` and `cases`."""
-    return native_wire(NAME, messages, cases, options)
+    return native_wire(NAME, messages, cases, options,
+                       allowed=NATIVE_OPTIONS | {"quirks", "errors"})

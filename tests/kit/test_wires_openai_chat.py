@@ -1,18 +1,18 @@
 """The OpenAI Chat wire: realistic messages, chunkings the official SDK agrees with, schemas."""
 from __future__ import annotations
 
-import copy
 import json
 import re
 
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from openai.lib.streaming.chat import ChatCompletionStreamState
-from openai.types.chat import ChatCompletionChunk
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from mcs_conformance import schema
 from mcs_conformance.wires import get_wire
 from mcs_conformance.wires.openai_chat import cases, chunkings, messages
+from mcs_conformance.wires.quirks import quirk_names
 from mcs_reference import LLMStreamBuffer, OpenAIChatStrategy, ToolCallRecord
 
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -25,24 +25,25 @@ SHRINK = settings(max_examples=1000, deadline=None, suppress_health_check=QUIET,
                   derandomize=True)
 
 
-def sdk_ready(chunk: dict) -> dict:
-    """`chunk` as the SDK can take it. The SDK asserts that every tool-call delta has a
-    `function` (vLLM's first delta carries only index, id and type): such a delta gets an
-    empty name fragment, which changes nothing in what it means."""
-    chunk = copy.deepcopy(chunk)
-    for choice in chunk["choices"]:
-        for entry in choice["delta"].get("tool_calls") or ():
-            entry.setdefault("function", {"name": ""})
-    return chunk
+# Quirks the SDK's accumulator cannot take, for reasons of its own: it asserts that every
+# tool-call delta has a `function` (split-id-then-name) and an `index` (no-index), reads
+# `choices[0]` of a first chunk (azure-empty-first-chunk), refuses a final completion
+# without `finish_reason` (no-finish-reason), requires `object` (no-object-field), joins a
+# repeated `role` into "assistantassistant" (finish-reason-twice) and takes the moderation
+# chunk's `usage: null` as the usage (moderation-chunk).
+NOT_FOR_SDK = {"split-id-then-name", "no-index", "azure-empty-first-chunk", "no-finish-reason",
+               "empty-envelope", "no-object-field", "finish-reason-twice", "moderation-chunk"}
+SDK_QUIRKS = quirk_names("openai-chat") - NOT_FOR_SDK
 
 
 def sdk_completion(chunks: list):
-    """The `ChatCompletion` snapshot the official SDK accumulates from `chunks`."""
+    """The `ChatCompletion` snapshot the official SDK accumulates from `chunks` (validated
+    against the installed types, no patching)."""
     state = ChatCompletionStreamState()
     for chunk in chunks:
-        state.handle_chunk(ChatCompletionChunk.model_validate(sdk_ready(chunk)))
+        state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
     snapshot = state.current_completion_snapshot
-    if snapshot.choices[0].finish_reason != "length":  # the SDK refuses to parse those
+    if all(c.finish_reason != "length" for c in snapshot.choices):  # the SDK refuses those
         state.get_final_completion()
     return snapshot
 
@@ -60,8 +61,11 @@ def entries(case) -> list[dict]:
 @given(messages())
 def test_messages_have_the_stream_false_shape(message):
     expected = {"role", "content", "refusal", "annotations"}
-    assert set(message) == expected | ({"tool_calls"} if message.get("tool_calls") else set())
-    assert message["role"] == "assistant" and message["annotations"] == []
+    extra = set(message) - expected
+    assert extra <= {"tool_calls", "reasoning_content"}
+    assert ("tool_calls" in extra) == bool(message.get("tool_calls"))
+    assert message["role"] == "assistant"
+    assert all(a["type"] == "url_citation" for a in message["annotations"])
     assert message["content"] is None or isinstance(message["content"], str)
     if message["refusal"] is not None:
         assert message["refusal"] and message["content"] is None and "tool_calls" not in message
@@ -91,14 +95,26 @@ def test_every_chunk_message_and_response_fits_the_schemas(case):
     json.dumps(case.chunks)  # plain JSON data
 
 
+def finishing(case) -> list[int]:
+    return [i for i, c in enumerate(case.chunks)
+            if any(ch.get("finish_reason") for ch in c["choices"])]
+
+
 @MANY
 @given(cases())
 def test_case_truth_matches_the_stream(case):
-    finishing = [i for i, c in enumerate(case.chunks)
-                 if any(ch.get("finish_reason") for ch in c["choices"])]
-    assert finishing == [case.done_at]
-    assert all(chunk["choices"] == [] for chunk in case.chunks[case.done_at + 1:])
-    assert case.chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    ends = finishing(case)
+    if "no-finish-reason" in case.quirks:
+        assert ends == [] and case.done_at == len(case.chunks)
+    else:
+        assert ends[0] == case.done_at
+    if len(ends) > 1:
+        assert "n-choices" in case.quirks or "finish-reason-twice" in case.quirks
+    for chunk in case.chunks[case.done_at + 1:]:  # only finishes and trailing chunks follow
+        assert all(choice["delta"] in ({}, {"role": "assistant", "content": ""})
+                   for choice in chunk["choices"])
+    first = next(c for c in case.chunks if c["choices"])
+    assert first["choices"][0]["delta"]["role"] == "assistant"
     assert case.text == (case.message["content"] or "")
     calls = case.message.get("tool_calls") or []
     assert [(c.name, c.id) for c in case.calls] == [
@@ -108,11 +124,25 @@ def test_case_truth_matches_the_stream(case):
         json.loads(call["function"]["arguments"]) for call in calls
     ]
     reason = case.response["choices"][0]["finish_reason"]
-    assert reason == "tool_calls" if calls else reason in ("stop", "length")
+    if "no-finish-reason" in case.quirks:
+        assert reason is None
+    else:
+        assert reason == "tool_calls" if calls else reason in ("stop", "length")
+    assert case.response["choices"][0]["message"] == case.message
+    assert (len(case.response["choices"]) > 1) == ("n-choices" in case.quirks)
 
 
 @MANY
-@given(cases())
+@given(cases(quirks=frozenset()))
+def test_openais_own_shape_validates_against_the_sdk_types_unpatched(case):
+    assert case.quirks == frozenset()
+    for chunk in case.chunks:
+        ChatCompletionChunk.model_validate(chunk)
+    ChatCompletion.model_validate(case.response)
+
+
+@MANY
+@given(cases(quirks=SDK_QUIRKS))
 def test_the_official_sdk_rebuilds_each_message_from_its_chunks(case):
     snapshot = sdk_completion(case.chunks)
     choice = snapshot.choices[0]
@@ -120,6 +150,7 @@ def test_the_official_sdk_rebuilds_each_message_from_its_chunks(case):
     assert message.role == "assistant"
     assert message.content == case.message["content"]
     assert message.refusal == case.message["refusal"]
+    assert len(snapshot.choices) == len(case.response["choices"])
     got = [(c.id, c.type, c.function.name, c.function.arguments) for c in message.tool_calls or ()]
     assert got == [
         (c["id"], c["type"], c["function"]["name"], c["function"]["arguments"])
@@ -147,7 +178,7 @@ def test_the_reference_strategy_reassembles_each_case(case):
     assert buffer.response() == case.response
     assert "".join(shown) == case.text
     assert strategy.extract(buffer.as_dict()) == case.calls
-    assert [i for i, c in enumerate(case.chunks) if strategy.is_done(c)] == [case.done_at]
+    assert [i for i, c in enumerate(case.chunks) if strategy.is_done(c)] == finishing(case)
 
 
 @MANY
@@ -163,7 +194,8 @@ def test_the_reference_history_fits_the_request_schema(case):
 @given(st.data())
 def test_chunkings_of_one_message_all_carry_it(data):
     message = data.draw(messages(min_calls=1))
-    first, second = data.draw(chunkings(message)), data.draw(chunkings(message))
+    first = data.draw(chunkings(message, quirks=SDK_QUIRKS))
+    second = data.draw(chunkings(message, quirks=SDK_QUIRKS))
     for chunks in (first, second):
         assert sdk_completion(chunks).choices[0].message.tool_calls[0].id == (
             message["tool_calls"][0]["id"]
@@ -177,7 +209,7 @@ def features(case) -> set[str]:
     message, chunks = case.message, case.chunks
     calls = message.get("tool_calls") or []
     texts = [call["function"]["arguments"] for call in calls]
-    order = [e["index"] for e in entries(case)]
+    order = [e.get("index", -1) for e in entries(case)]
     deltas = [d for chunk in chunks for d in deltas_of(chunk)]
     checks = {
         "parallel": len(calls) > 1,
@@ -190,8 +222,8 @@ def features(case) -> set[str]:
         "split-id-name": any(e.get("id") and "function" not in e for e in entries(case)),
         "echo-empty-id": any(e.get("id") == "" for e in entries(case)),
         "empty-delta": any(d == {} for d in deltas[1:]),
-        "usage-trailing": chunks[-1]["choices"] == [] and bool(chunks[-1].get("usage")),
-        "usage-on-finish": bool(chunks[case.done_at].get("usage")),
+        "usage-trailing": any(c["choices"] == [] and c.get("usage") for c in chunks),
+        "usage-on-finish": any(c["choices"] and c.get("usage") for c in chunks),
         "obfuscation": "obfuscation" in chunks[0],
         "refusal": message["refusal"] is not None,
         "refusal-empty-first": deltas[0].get("refusal") == "",
@@ -199,7 +231,10 @@ def features(case) -> set[str]:
         "calls-content-empty": bool(calls) and message["content"] == "",
         "calls-with-text": bool(calls) and bool(message["content"]),
         "length": case.response["choices"][0]["finish_reason"] == "length",
-        "finish-on-last-delta": bool(deltas_of(chunks[case.done_at])[0]),
+        "finish-on-last-delta": case.done_at < len(chunks) and bool(
+            deltas_of(chunks[case.done_at])[0]),
+        "logprobs": any(ch.get("logprobs") for c in chunks for ch in c["choices"]),
+        "annotations": bool(message["annotations"]),
         "role-merged": len(deltas[0]) > 2,
         "astral-text": any(ord(ch) > 0xFFFF for ch in case.text),
         "marker-text": "</tool_call>" in case.text or "```" in case.text,
@@ -230,7 +265,7 @@ def test_the_quirks_of_real_servers_are_all_drawn():
         "refusal", "refusal-empty-first", "calls-content-none", "calls-content-empty",
         "calls-with-text", "length", "finish-on-last-delta", "role-merged", "astral-text",
         "marker-text", "marker-args", "no-args", "big-args", "escaped-args",
-        "raw-unicode-args", "spaced-args", "compact-args",
+        "raw-unicode-args", "spaced-args", "compact-args", "logprobs", "annotations",
     }
     assert expected - seen == set()
 
@@ -238,22 +273,22 @@ def test_the_quirks_of_real_servers_are_all_drawn():
 @MANY
 @given(cases())
 def test_interleaved_calls_start_in_order(case):
-    starts = [e["index"] for e in entries(case) if e.get("id")]
-    assert starts == list(range(len(case.calls)))
+    if "n-choices" not in case.quirks and "no-index" not in case.quirks:
+        starts = [e["index"] for e in entries(case) if e.get("id")]
+        assert starts == list(range(len(case.calls)))
 
 
 # ---------------------------------------------------------------- shrinking
 def test_a_stream_with_a_call_shrinks_to_a_minimal_one():
     case = find(cases(), lambda c: len(c.calls) >= 1, settings=SHRINK)
-    assert len(case.chunks) <= 4
+    assert len(case.chunks) <= 4 and case.quirks == frozenset()
     assert case.text == "" and case.message["content"] is None
     assert case.calls[0].arguments == {} and case.calls[0].name == "get_weather"
 
 
 def test_interleaved_parallel_calls_shrink_to_a_small_stream():
     def interleaved(case):
-        order = [e["index"] for e in entries(case)]
-        return any(a > b for a, b in zip(order, order[1:]))
+        return "interleaved-calls" in case.quirks
 
     case = find(cases(max_calls=2), interleaved, settings=SHRINK)
     assert len(case.calls) == 2 and len(case.chunks) <= 7
@@ -312,7 +347,7 @@ def test_the_chunk_schema_refuses_real_mistakes():
     entry = chunk["choices"][0]["delta"]["tool_calls"][0]
     broken = [
         {**chunk, "choices": [{**chunk["choices"][0], "delta": {"tool_calls": [
-            {k: v for k, v in entry.items() if k != "index"}]}}]},
+            {k: v for k, v in entry.items() if k not in ("index", "id")}]}}]},
         {**chunk, "choices": [{**chunk["choices"][0], "delta": {"tool_calls": [
             {**entry, "function": {"name": "f", "arguments": {}}}]}}]},
         {**chunk, "choices": [{**chunk["choices"][0], "finish_reason": "done"}]},
