@@ -298,9 +298,10 @@ def _moderation() -> dict:
 
 
 @st.composite
-def _stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
+def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
             max_calls: int = 3) -> tuple[list[dict], set, list[dict], list]:
-    """`(chunks, quirks, messages of every choice, finish reasons)` of one stream."""
+    """`(chunks, quirks, messages of every choice, finish reasons)` of one stream carrying
+    `message`, drawing only the `allowed` quirks (the text wire uses it too)."""
     tags: set = set()
     env = draw(_envelopes(allowed, tags))
     usage_mode = draw(st.sampled_from(
@@ -413,7 +414,7 @@ def _azure_first() -> dict:
 def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
     """The `chat.completion.chunk`s of one stream that carries `message`, cut at drawn points
     (with `n-choices`, other choices are drawn beside it)."""
-    return draw(_stream(message, max_cuts, allowed_quirks(NAME, quirks)))[0]
+    return draw(stream(message, max_cuts, allowed_quirks(NAME, quirks)))[0]
 
 
 def finish_index(chunks: list) -> int:
@@ -538,7 +539,7 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     check_options(min_calls, max_calls, max_cuts)
     allowed = allowed_quirks(NAME, quirks)
     message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
-    chunks, more, choices, reasons = draw(_stream(message, max_cuts, allowed, max_calls))
+    chunks, more, choices, reasons = draw(stream(message, max_cuts, allowed, max_calls))
     case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)
     return draw(_error_case(case)) if errors else case
 

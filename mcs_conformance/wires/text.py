@@ -24,6 +24,7 @@ from mcs_reference.calls import ExtractedCall
 from . import openai_chat
 from ._base import COUNT_OPTIONS, NATIVE_OPTIONS, Case, Wire, check_options, check_wire_options
 from ._content import arguments, prose, tool_names
+from .quirks import allowed_quirks
 
 __all__ = ["NAME", "case_of", "cases", "make_wire", "messages"]
 
@@ -35,6 +36,10 @@ DECOYS = (
     "Here is the result:", " Let me check.", "\n",
 )
 SEPARATORS = ("", " ", "\n", "\n\n")
+# The OpenAI Chat quirks that leave the content deltas alone (no other choices, no
+# reasoning, no calls to cut): the text wire's chunks carry these only.
+CHUNK_QUIRKS = frozenset({"empty-deltas", "usage-only-chunk", "usage-on-finish-chunk",
+                          "finish-reason-on-last-delta"})
 
 
 def _inert(codec: Any) -> st.SearchStrategy[str]:
@@ -87,18 +92,20 @@ def case_of(message: dict, chunks: list, calls: list[ExtractedCall]) -> Case:
 
 @st.composite
 def cases(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3,
-          max_cuts: int = 8) -> Case:
-    """Generated text streams with the truth about them."""
+          max_cuts: int = 8, quirks=None) -> Case:
+    """Generated text streams with the truth about them; `quirks` selects among the
+    OpenAI Chat quirks the text wire draws (`CHUNK_QUIRKS`)."""
     check_options(min_calls, max_calls, max_cuts)
+    allowed = CHUNK_QUIRKS & allowed_quirks(openai_chat.NAME, quirks)
     content, calls = draw(_texts(codec, min_calls, max_calls))
     message = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
-    chunks = draw(openai_chat.chunkings(message, max_cuts=max_cuts))
-    return case_of(message, chunks, calls)
+    chunks, quirks, _, _ = draw(openai_chat.stream(message, max_cuts, allowed))
+    return replace(case_of(message, chunks, calls), quirks=frozenset(quirks))
 
 
 def make_wire(codec: Any = None, **options: Any) -> Wire:
     """The text wire for `codec` (default: the reference's `JsonCodec()`)."""
-    check_wire_options(NAME, options, NATIVE_OPTIONS)
+    check_wire_options(NAME, options, NATIVE_OPTIONS | {"quirks"})
     if codec is None:
         from mcs_reference.text_codecs import JsonCodec
 
