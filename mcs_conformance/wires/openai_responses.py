@@ -6,6 +6,11 @@ then per output item `output_item.added`, its parts and deltas (`content_part.*`
 `function_call_arguments.*` for a call), `output_item.done` with the whole item, and finally
 `response.completed` carrying the whole `Response`. `sequence_number` is on every event, or,
 as in early-2025 streams, on none; the 2025 `obfuscation` padding is drawn too.
+
+Every client-run call kind is drawn (`_responses_items.py`), and the provider-run items
+(hosted tools, MCP, tool search, compaction) with their own events; `response.queued`,
+annotations, reasoning text and `response.incomplete` endings too. `COVERAGE` lists what the
+SDK unions hold that is not drawn, with the reason; `QUIRKS` the real-server quirks drawn.
 """
 from __future__ import annotations
 
@@ -17,13 +22,14 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from mcs_reference.calls import ExtractedCall
+from . import provider_errors
+from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
+from ._content import BASE62, BASE64, PLACES, interleave, opaque, positions, prose, token
+from ._responses_items import CALL_KINDS, STATUS_EVENTS, STREAMED, call_of, client_items
+from ._responses_items import hosted_items
 
-from ._base import Case, Wire, check_options, native_wire, pieces
-from ._content import BASE62, BASE64, PLACES, arguments, dump, interleave, opaque, prose, token
-from ._content import tool_names
-
-__all__ = ["NAME", "cases", "chunkings", "case_of", "make_wire", "messages"]
+__all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
+           "messages", "quirks_of"]
 
 NAME = "openai-responses"
 HEX = string.digits + "abcdef"
@@ -31,10 +37,41 @@ MODELS = ("gpt-4o-2024-08-06", "gpt-4.1-2025-04-14", "gpt-5-2025-08-07", "o4-min
           "gpt-5.1-codex-max")
 
 
+_OUTPUTS = "the client's answer to a call: written into the history (history.output-kinds)"
+#: SDK union (tests/kit/test_union_coverage.py) -> {member not drawn: why}.
+COVERAGE: dict[str, dict[str, str]] = {
+    "output items": {
+        "function_call_output": _OUTPUTS,
+        "custom_tool_call_output": _OUTPUTS,
+        "computer_call_output": _OUTPUTS,
+        "local_shell_call_output": _OUTPUTS,
+        "apply_patch_call_output": _OUTPUTS,
+        "mcp_approval_response": "the client's answer to an mcp_approval_request (history)",
+        "program": "no documented stream or recording shows how it streams",
+        "program_output": "no documented stream or recording shows how it streams",
+        "additional_tools": "a tool list the server inserts; no documented stream shows it",
+    },
+    "content parts": {},
+    "events": {
+        "response.audio.delta": "audio output belongs to Chat Completions and Realtime",
+        "response.audio.done": "audio output belongs to Chat Completions and Realtime",
+        "response.audio.transcript.delta": "audio output belongs to Chat Completions and Realtime",
+        "response.audio.transcript.done": "audio output belongs to Chat Completions and Realtime",
+        "response.shell_call_output_content.delta":
+            "hosted shell output: no recording shows its delta shape; output_item.done carries it",
+        "response.shell_call_output_content.done":
+            "hosted shell output: no recording shows its delta shape; output_item.done carries it",
+    },
+}
+#: The real-server quirks this wire draws, tagged in `Case.quirks` (names of wires/quirks.py).
+QUIRKS = frozenset({
+    "no-sequence-number",         # early-2025 streams: no event has a sequence_number
+    "call-ids-restart",           # Bedrock: call ids call_0, call_1, ... in every response
+    "whole-arguments-one-delta",  # a call's whole arguments in one delta
+})
+
 _RS_IDS = token(HEX, 48).map("rs_".__add__)
 _MSG_IDS = token(HEX, 48).map("msg_".__add__)
-_FC_IDS = token(HEX, 48).map("fc_".__add__)
-_CALL_IDS = token(BASE62, 24).map("call_".__add__)
 
 
 @st.composite
@@ -44,6 +81,8 @@ def _reasoning(draw: Callable) -> dict:
                         for text in draw(_SUMMARIES)]}
     if draw(st.booleans()):  # requested with include=["reasoning.encrypted_content"]
         item["encrypted_content"] = "gAAAAA" + draw(opaque(BASE64.replace("+/", "-_")))
+    if draw(st.integers(0, 3)) == 3:  # open-weight models stream their raw reasoning text
+        item["content"] = [{"type": "reasoning_text", "text": draw(prose())}]
     return item
 
 
@@ -52,11 +91,20 @@ def _part(draw: Callable, modern: bool) -> dict:
     if draw(st.integers(0, 4)) == 4:
         return {"type": "refusal", "refusal": draw(prose())}
     part = {"type": "output_text", "annotations": [], "text": draw(prose())}
+    if draw(st.integers(0, 3)) == 3:  # cited (web or file search): annotation.added events
+        part["annotations"] = draw(_ANNOTATIONS)
     if modern:
         part["logprobs"] = []
     return part
 
 
+_ANNOTATIONS = st.lists(st.one_of(
+    st.builds(lambda end: {"type": "url_citation", "start_index": 0, "end_index": end,
+                           "url": "https://example.com/", "title": "Example Domain"},
+              st.integers(0, 40)),
+    st.just({"type": "file_citation", "file_id": "file-abc123", "filename": "notes.pdf",
+             "index": 0}),
+), min_size=1, max_size=2)
 _SUMMARIES = st.lists(prose(), max_size=2)
 _PARTS = {modern: st.lists(_part(modern), min_size=1, max_size=2) for modern in (False, True)}
 
@@ -71,22 +119,19 @@ def _message(draw: Callable, modern: bool) -> dict:
 
 
 @st.composite
-def _function_call(draw: Callable) -> dict:
-    return {"id": draw(_FC_IDS), "type": "function_call", "status": "completed",
-            "arguments": dump(draw, draw(arguments())), "call_id": draw(_CALL_IDS),
-            "name": draw(tool_names())}
-
-
-@st.composite
 def _usage(draw: Callable) -> dict:
     count = st.integers(0, 5000)
     given, made = draw(count), draw(count)
-    return {"input_tokens": given, "input_tokens_details": {"cached_tokens": draw(count)},
+    return {"input_tokens": given,
+            "input_tokens_details": {"cached_tokens": draw(count), "cache_write_tokens": 0},
             "output_tokens": made, "output_tokens_details": {"reasoning_tokens": draw(count)},
             "total_tokens": given + made}
 
 
-def _tool(name: str, described: bool) -> dict:
+def _tool(kind: str, name: str, described: bool) -> dict:
+    if kind == "custom_tool_call":
+        return {"type": "custom", "name": name, "description": "Does it." if described else None,
+                "format": {"type": "text"}}
     return {"type": "function", "name": name, "description": "Does it." if described else None,
             "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
             "strict": False}
@@ -100,29 +145,41 @@ def _streamed(draw: Callable, items: st.SearchStrategy, stream: tuple | None) ->
     return item, None if stream is None else draw(_item_events(item, *stream))
 
 
+@st.composite
+def _streamed_all(draw: Callable, items: st.SearchStrategy, stream: tuple | None) -> list:
+    """`_streamed` for a drawn list of items (a hosted call and its output)."""
+    return [(item, None if stream is None else draw(_item_events(item, *stream)))
+            for item in draw(items)]
+
+
 def _item_id(pair: tuple) -> str:
     return pair[0]["id"]
 
 
 @lru_cache(maxsize=64)
 def _lists(modern: bool, min_calls: int, max_calls: int, stream: tuple | None) -> tuple:
-    """The list strategies of `_output`, built once per option set (building is costly)."""
+    """The list strategies of `_output`, built once per option set (building is costly).
+
+    `stream` is `(max_cuts, padded, whole)` when the items' events are drawn too."""
     return (
         st.lists(_streamed(_reasoning(), stream), max_size=2, unique_by=_item_id),
         st.lists(_streamed(_message(modern), stream), max_size=2, unique_by=_item_id),
-        st.lists(st.tuples(_streamed(_function_call(), stream), PLACES), min_size=min_calls,
+        st.lists(st.tuples(_streamed(client_items(), stream), PLACES), min_size=min_calls,
                  max_size=max_calls,
                  unique_by=(lambda p: p[0][0]["id"], lambda p: p[0][0]["call_id"])),
+        st.lists(st.tuples(_streamed_all(hosted_items(), stream), PLACES), max_size=2,
+                 unique_by=lambda p: p[0][0][0]["id"]),
     )
 
 
 @st.composite
 def _output(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None) -> tuple:
-    """A `Response` and, when `stream` (max_cuts, padded) is given, its items' events."""
+    """A `Response` and, when `stream` is given, its items' events."""
     check_options(min_calls, max_calls)
     modern = draw(st.booleans())  # late-2025 fields, or the early-2025 set
-    reasoning, texts, calls = _lists(modern, min_calls, max_calls, stream)
-    pairs = draw(reasoning) + interleave(draw(texts), draw(calls))
+    reasoning, texts, calls, hosted = _lists(modern, min_calls, max_calls, stream)
+    placed = draw(calls) + [(pair, place) for items, place in draw(hosted) for pair in items]
+    pairs = draw(reasoning) + interleave(draw(texts), placed)
     response = draw(_envelope([item for item, _ in pairs], modern))
     return response, [events for _, events in pairs]
 
@@ -133,14 +190,16 @@ _INSTRUCTIONS = st.one_of(st.none(), prose())
 @st.composite
 def _envelope(draw: Callable, output: list, modern: bool) -> dict:
     created = draw(st.integers(1_700_000_000, 1_800_000_000))
-    names = sorted({item["name"] for item in output if item["type"] == "function_call"})
+    named = sorted({(item["type"], item["name"]) for item in output
+                    if item["type"] in ("function_call", "custom_tool_call")})
+    incomplete = draw(st.integers(0, 7)) == 7  # ended by max_output_tokens
     response = {
         "id": "resp_" + draw(token(HEX, 48)),
         "object": "response",
         "created_at": created,
-        "status": "completed",
+        "status": "incomplete" if incomplete else "completed",
         "error": None,
-        "incomplete_details": None,
+        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "instructions": draw(_INSTRUCTIONS),
         "max_output_tokens": None,
         "model": draw(st.sampled_from(MODELS)),
@@ -153,7 +212,7 @@ def _envelope(draw: Callable, output: list, modern: bool) -> dict:
         "temperature": 1.0,
         "text": {"format": {"type": "text"}},
         "tool_choice": "auto",
-        "tools": [_tool(name, draw(st.booleans())) for name in names],
+        "tools": [_tool(kind, name, draw(st.booleans())) for kind, name in named],
         "top_p": 1.0,
         "truncation": "disabled",
         "usage": draw(_usage()),
@@ -178,14 +237,47 @@ def _obfuscation(delta: str) -> str:
     return BASE62[: 1 + (16 - len(delta)) % 16]
 
 
+_PART_EVENTS = {"output_text": "response.output_text", "refusal": "response.refusal",
+                "reasoning_text": "response.reasoning_text",
+                "summary_text": "response.reasoning_summary_text"}
+
+
+def _added(item: dict) -> dict:
+    """The item as `output_item.added` announces it: streamed fields empty, in progress."""
+    kind = item["type"]
+    added = copy.deepcopy(item)
+    if kind in STREAMED:
+        added[STREAMED[kind][0]] = ""
+    elif kind == "message":
+        added["content"] = []
+    elif kind == "reasoning":
+        added["summary"] = []
+        if "content" in added:
+            added["content"] = []
+    elif kind == "shell_call":
+        added["action"]["commands"] = []
+    if "status" in added:
+        added["status"] = "in_progress"
+    if kind == "mcp_call":
+        added.update(output=None, error=None)
+    elif kind == "image_generation_call":
+        added["result"] = None
+    return added
+
+
 @st.composite
-def _item_events(draw: Callable, item: dict, max_cuts: int, padded: bool) -> list[dict]:
-    """The events of one output item, `output_index` left out (set once the place is known)."""
+def _item_events(draw: Callable, item: dict, max_cuts: int, padded: bool,
+                 whole: bool = False) -> list[dict]:
+    """The events of one output item, `output_index` left out (set once the place is known).
+
+    `whole`: a call's arguments come in one delta (the `whole-arguments-one-delta` quirk);
+    otherwise arguments longer than `{}` are cut at least once, as OpenAI streams them."""
     kind, at = item["type"], {"item_id": item["id"]}
 
-    def deltas(kind_: str, text: str, **where: Any) -> list[dict]:
+    def deltas(kind_: str, text: str, whole_: bool = False, **where: Any) -> list[dict]:
         out = []
-        for part in draw(pieces(text, max_cuts=max_cuts)):
+        parts = [text] if whole_ else draw(pieces(text, max_cuts=max_cuts))
+        for part in parts:
             event = {"type": kind_, **at, **where, "delta": part}
             if kind_ == "response.output_text.delta":
                 event["logprobs"] = []
@@ -194,102 +286,221 @@ def _item_events(draw: Callable, item: dict, max_cuts: int, padded: bool) -> lis
             out.append(event)
         return out
 
-    if kind == "function_call":
-        added = {**copy.deepcopy(item), "status": "in_progress", "arguments": ""}
-    elif kind == "message":
-        added = {**copy.deepcopy(item), "status": "in_progress", "content": []}
-    else:
-        added = {**copy.deepcopy(item), "summary": []}
-        if "encrypted_content" in added and draw(st.booleans()):
-            del added["encrypted_content"]
+    added = _added(item)
+    if kind == "reasoning" and "encrypted_content" in added and draw(st.booleans()):
+        del added["encrypted_content"]
     events = [{"type": "response.output_item.added", "item": added}]
-    if kind == "function_call":
-        events += deltas("response.function_call_arguments.delta", item["arguments"])
-        events.append({"type": "response.function_call_arguments.done", **at,
-                       "arguments": item["arguments"]})
-    elif kind == "message":
-        for number, part in enumerate(item["content"]):
-            where = {"content_index": number}
-            field = "text" if part["type"] == "output_text" else "refusal"
+    statuses = STATUS_EVENTS.get(kind, ())
+    if statuses:
+        events.append({"type": f"response.{kind}.{statuses[0]}", **at})
+    if kind in STREAMED:
+        field, prefix = STREAMED[kind]
+        value = item[field]
+        if kind == "function_call" and not whole and len(value) > 2:
+            pieces_ = draw(pieces(value, max_cuts=max_cuts))
+            if len([p for p in pieces_ if p]) < 2:
+                middle = len(value) // 2
+                pieces_ = [value[:middle], value[middle:]]
+            events += [{"type": prefix + ".delta", **at, "delta": p,
+                        **({"obfuscation": _obfuscation(p)} if padded else {})}
+                       for p in pieces_]
+        else:
+            events += deltas(prefix + ".delta", value, whole and kind == "function_call")
+        events.append({"type": prefix + ".done", **at, field: value})
+    if kind == "shell_call":
+        for number, command in enumerate(item["action"]["commands"]):
+            first, *rest = draw(pieces(command, max_cuts=max_cuts, allow_empty=False)) or [""]
+            here = {"command_index": number}
+            events.append({"type": "response.shell_call_command.added", **here,
+                           "command": first})
+            events += [{"type": "response.shell_call_command.delta", **here, "delta": part}
+                       for part in rest]
+            events.append({"type": "response.shell_call_command.done", **here,
+                           "command": command})
+    if kind == "image_generation_call":
+        events.append({"type": "response.image_generation_call.partial_image", **at,
+                       "partial_image_index": 0, "partial_image_b64": item["result"]})
+    if kind == "compaction":
+        events.append({"type": "response.compaction.compacting", **at})
+    for key, index_key in (("summary", "summary_index"), ("content", "content_index")):
+        parts = item.get(key) if kind in ("message", "reasoning") else None
+        for number, part in enumerate(parts or ()):
+            where = {index_key: number}
+            field = "refusal" if part["type"] == "refusal" else "text"
+            prefix = _PART_EVENTS[part["type"]]
+            holder = ("response.reasoning_summary_part" if key == "summary"
+                      else "response.content_part")
             empty = {**copy.deepcopy(part), field: ""}
-            events.append({"type": "response.content_part.added", **at, **where, "part": empty})
-            if field == "text":
-                events += deltas("response.output_text.delta", part["text"], **where)
-                events.append({"type": "response.output_text.done", **at, **where,
-                               "text": part["text"], "logprobs": []})
-            else:
-                events += deltas("response.refusal.delta", part["refusal"], **where)
-                events.append({"type": "response.refusal.done", **at, **where,
-                               "refusal": part["refusal"]})
-            events.append({"type": "response.content_part.done", **at, **where,
-                           "part": copy.deepcopy(part)})
-    else:
-        for number, part in enumerate(item["summary"]):
-            where = {"summary_index": number}
-            events.append({"type": "response.reasoning_summary_part.added", **at, **where,
-                           "part": {"type": "summary_text", "text": ""}})
-            events += deltas("response.reasoning_summary_text.delta", part["text"], **where)
-            events.append({"type": "response.reasoning_summary_text.done", **at, **where,
-                           "text": part["text"]})
-            events.append({"type": "response.reasoning_summary_part.done", **at, **where,
-                           "part": copy.deepcopy(part)})
+            if part["type"] == "output_text":
+                empty["annotations"] = []
+            events.append({"type": holder + ".added", **at, **where, "part": empty})
+            events += deltas(prefix + ".delta", part[field], **where)
+            for number_, annotation in enumerate(part.get("annotations") or ()):
+                events.append({"type": "response.output_text.annotation.added", **at, **where,
+                               "annotation_index": number_,
+                               "annotation": copy.deepcopy(annotation)})
+            done = {"type": prefix + ".done", **at, **where, field: part[field]}
+            if part["type"] == "output_text":
+                done["logprobs"] = []
+            events += [done, {"type": holder + ".done", **at, **where,
+                              "part": copy.deepcopy(part)}]
+    if statuses:
+        failed = item.get("status") == "failed" or item.get("error") is not None
+        events += [{"type": f"response.{kind}.{status}", **at} for status in statuses[1:-1]]
+        events.append({"type": f"response.{kind}.{'failed' if failed else statuses[-1]}", **at})
     events.append({"type": "response.output_item.done", "item": copy.deepcopy(item)})
     return events
 
 
-def _in_progress(response: dict) -> dict:
+def _in_progress(response: dict, status: str = "in_progress") -> dict:
     head = copy.deepcopy({key: value for key, value in response.items() if key != "output"})
-    head.update(status="in_progress", output=[], usage=None)
+    head.update(status=status, output=[], usage=None, incomplete_details=None)
     if "completed_at" in head:
         head["completed_at"] = None
     return head
 
 
-def _events(message: dict, streams: list, numbered: bool) -> list[dict]:
-    events = [{"type": "response.created", "response": _in_progress(message)},
-              {"type": "response.in_progress", "response": _in_progress(message)}]
+def _events(message: dict, streams: list, numbered: bool, queued: bool = False) -> list[dict]:
+    events = [{"type": "response.created",
+               "response": _in_progress(message, "queued" if queued else "in_progress")}]
+    if queued:  # background mode: queued before a worker takes it
+        events.append({"type": "response.queued", "response": _in_progress(message, "queued")})
+    events.append({"type": "response.in_progress", "response": _in_progress(message)})
     for index, stream in enumerate(streams):
         events += [{**event, "output_index": index} for event in stream]
-    events.append({"type": "response.completed", "response": copy.deepcopy(message)})
+    end = "response.incomplete" if message["status"] == "incomplete" else "response.completed"
+    events.append({"type": end, "response": copy.deepcopy(message)})
     if numbered:
-        for number, event in enumerate(events):
-            event["sequence_number"] = number
+        _number(events)
     return events
 
 
+def _number(events: list[dict], start: int = 0) -> None:
+    for number, event in enumerate(events, start):
+        event["sequence_number"] = number
+
+
+def _allowed(quirks: Any) -> frozenset:
+    """The quirks a generator may draw: all of this wire's (None), or those named."""
+    return QUIRKS if quirks is None else QUIRKS & frozenset(quirks)
+
+
 @st.composite
-def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8) -> list:
+def _options(draw: Callable, allowed: frozenset) -> tuple:
+    """How a stream is written: (numbered, padded, whole arguments, queued, restarted ids)."""
+    numbered = "no-sequence-number" not in allowed or draw(st.booleans())
+    whole = "whole-arguments-one-delta" in allowed and draw(st.integers(0, 3)) == 3
+    restart = "call-ids-restart" in allowed and draw(st.integers(0, 3)) == 3
+    return numbered, draw(st.booleans()), whole, draw(st.integers(0, 7)) == 7, restart
+
+
+def _restart_ids(message: dict, events: list) -> None:
+    """Bedrock's call ids: `call_0`, `call_1`, ... in order, every response anew (in place)."""
+    renamed: dict = {}
+    for item in message["output"]:
+        if item["type"] in CALL_KINDS:
+            renamed.setdefault(item["call_id"], f"call_{len(renamed)}")
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if value.get("call_id") in renamed:
+                value["call_id"] = renamed[value["call_id"]]
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+    walk(message)
+    walk(events)
+
+
+@st.composite
+def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks: Any = None) -> list:
     """The events of one stream that carries the `Response` `message`, cut at drawn points."""
-    numbered, padded = draw(st.booleans()), draw(st.booleans())
-    streams = [draw(_item_events(item, max_cuts, padded)) for item in message["output"]]
-    return _events(message, streams, numbered)
+    numbered, padded, whole, queued, _ = draw(_options(_allowed(quirks)))
+    streams = [draw(_item_events(item, max_cuts, padded, whole)) for item in message["output"]]
+    return _events(message, streams, numbered, queued)
+
+
+def quirks_of(chunks: list) -> frozenset:
+    """The quirks (names of `QUIRKS`) that `chunks` hold, read from the events alone."""
+    found = set()
+    if chunks and "sequence_number" not in chunks[0]:
+        found.add("no-sequence-number")
+    final = chunks[-1].get("response") if chunks else None
+    output = final.get("output", []) if isinstance(final, dict) else []
+    ids = [item["call_id"] for item in output if item.get("type") in CALL_KINDS]
+    if ids and ids == [f"call_{number}" for number in range(len(ids))]:
+        found.add("call-ids-restart")
+    deltas: dict = {}
+    for chunk in chunks:
+        if chunk.get("type") == "response.function_call_arguments.delta":
+            deltas.setdefault(chunk["item_id"], []).append(chunk["delta"])
+    if any(len(parts) == 1 and len(parts[0]) > 2 for parts in deltas.values()):
+        found.add("whole-arguments-one-delta")
+    return frozenset(found)
+
+
+def _truth(output: list) -> tuple[list, str]:
+    """The calls extraction must find in `output` (client-run, not answered in it) and the
+    visible text."""
+    answered = {item.get("call_id") for item in output if item["type"].endswith("_output")}
+    calls = [call_of(item) for item in output
+             if item["type"] in CALL_KINDS and item["call_id"] not in answered
+             and "environment" not in item]
+    text = "".join(part["text"] for item in output if item["type"] == "message"
+                   for part in item["content"] if part["type"] == "output_text")
+    return calls, text
 
 
 def case_of(message: dict, chunks: list) -> Case:
     """The `Case` for the `Response` `message` carried by `chunks`."""
-    done_at = max(i for i, chunk in enumerate(chunks) if chunk.get("type") == "response.completed")
-    output = message["output"]
-    return Case(
-        wire=NAME,
-        message=message,
-        chunks=chunks,
-        done_at=done_at,
-        calls=[ExtractedCall(item["name"], json.loads(item["arguments"]), item["call_id"])
-               for item in output if item["type"] == "function_call"],
-        text="".join(part["text"] for item in output if item["type"] == "message"
-                     for part in item["content"] if part["type"] == "output_text"),
-        response=copy.deepcopy(message),
-    )
+    done_at = max(i for i, chunk in enumerate(chunks)
+                  if chunk.get("type") in ("response.completed", "response.incomplete"))
+    calls, text = _truth(message["output"])
+    return Case(wire=NAME, message=message, chunks=chunks, done_at=done_at, calls=calls,
+                text=text, response=copy.deepcopy(message), quirks=quirks_of(chunks))
 
 
 @st.composite
-def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8) -> Case:
-    """Generated streams with the truth about them."""
-    numbered, padded = draw(st.booleans()), draw(st.booleans())
-    message, streams = draw(_output(min_calls, max_calls, (max_cuts, padded)))
-    return case_of(message, _events(message, streams, numbered))
+def _error_case(draw: Callable, message: dict, chunks: list) -> Case:
+    """`chunks` cut after `response.in_progress` or an item's `output_item.done`, then an
+    `error` event and `response.failed`."""
+    cuts = [number + 1 for number, chunk in enumerate(chunks)
+            if chunk["type"] in ("response.in_progress", "response.output_item.done")]
+    at = draw(st.sampled_from(cuts))
+    prefix = chunks[:at]
+    partial = _in_progress(message)
+    partial["output"] = [copy.deepcopy(c["item"]) for c in prefix
+                         if c["type"] == "response.output_item.done"]
+    form, error = draw(provider_errors.error_objects(NAME))
+    numbered = "sequence_number" in chunks[0]
+    tail, error = provider_errors.error_tail(NAME, form, error, response=partial,
+                                             sequence=at if numbered else None)
+    chunks = prefix + tail
+    calls, text = _truth(partial["output"])
+    return Case(wire=NAME, message=partial, chunks=chunks, done_at=len(chunks) - 1,
+                calls=calls, text=text, response=None, quirks=quirks_of(prefix),
+                error=error, error_at=at)
+
+
+@st.composite
+def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
+          quirks: Any = None, errors: bool = False) -> Case:
+    """Generated streams with the truth about them; with `errors`, each ends in a provider
+    error after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed.
+
+    `min_calls`/`max_calls` count the client-run calls of every kind."""
+    numbered, padded, whole, queued, restart = draw(_options(_allowed(quirks)))
+    message, streams = draw(_output(min_calls, max_calls, (max_cuts, padded, whole)))
+    chunks = _events(message, streams, numbered, queued)
+    if restart:
+        _restart_ids(message, chunks)
+    if errors:
+        return draw(_error_case(message, chunks))
+    return case_of(message, chunks)
 
 
 def make_wire(**options: Any) -> Wire:
     """The OpenAI Responses wire; `options` become defaults of `messages` and `cases`."""
-    return native_wire(NAME, messages, cases, options)
+    return native_wire(NAME, messages, cases, options, NATIVE_OPTIONS | {"quirks", "errors"})

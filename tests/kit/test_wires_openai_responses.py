@@ -143,17 +143,26 @@ def test_cases_keep_their_promises(case):
 
 def check_stream_shape(case):
     chunks, response = case.chunks, case.message
-    assert [c["type"] for c in chunks[:2]] == ["response.created", "response.in_progress"]
-    for head in chunks[:2]:
-        assert head["response"]["status"] == "in_progress"
+    assert case.quirks == wire.quirks_of(chunks) and case.quirks <= wire.QUIRKS
+    heads = [c["type"] for c in chunks[:3]]
+    queued = heads[1] == "response.queued"
+    assert heads[:3 if queued else 2] == ["response.created", *(["response.queued"] * queued),
+                                          "response.in_progress"]
+    for head in chunks[:3 if queued else 2]:
+        assert head["response"]["status"] in ("in_progress", "queued")
         assert head["response"]["output"] == [] and head["response"]["usage"] is None
         assert head["response"]["id"] == response["id"]
     assert case.done_at == len(chunks) - 1
-    assert chunks[-1] == {"type": "response.completed", "response": response,
+    end = "response.incomplete" if response["status"] == "incomplete" else "response.completed"
+    assert chunks[-1] == {"type": end, "response": response,
                           **({"sequence_number": len(chunks) - 1}
                              if "sequence_number" in chunks[0] else {})}
     numbers = [c.get("sequence_number") for c in chunks]
     assert numbers in ([None] * len(chunks), list(range(len(chunks))))
+
+
+STREAMED = {"function_call": "arguments", "custom_tool_call": "input", "mcp_call": "arguments",
+            "code_interpreter_call": "code"}
 
 
 def check_items_rebuild_from_their_events(case):
@@ -166,51 +175,82 @@ def check_items_rebuild_from_their_events(case):
         events = [c for c in case.chunks if c.get("output_index") == index]
         assert events[0]["type"] == "response.output_item.added"
         assert events[-1]["type"] == "response.output_item.done"
-        assert all(e["item_id"] == item["id"] for e in events[1:-1])
+        assert all(e.get("item_id", item["id"]) == item["id"] for e in events[1:-1])
         start = events[0]["item"]
-        deltas = [e for e in events if e["type"] in DELTAS]
-        if item["type"] == "function_call":
-            assert start == {**item, "status": "in_progress", "arguments": ""}
-            assert "".join(d["delta"] for d in deltas) == item["arguments"]
-        elif item["type"] == "message":
+        deltas = [e for e in events if e["type"].endswith(".delta")]
+        kind = item["type"]
+        if kind in STREAMED:
+            field = STREAMED[kind]
+            assert start[field] == "" and start["id"] == item["id"]
+            assert "".join(d["delta"] for d in deltas) == item[field]
+        elif kind == "message":
             assert start == {**item, "status": "in_progress", "content": []}
             for number, part in enumerate(item["content"]):
                 field = "text" if part["type"] == "output_text" else "refusal"
                 text = "".join(d["delta"] for d in deltas if d["content_index"] == number)
                 assert text == part[field]
-        else:
-            assert {**start, "summary": item["summary"]} == {
+                if field == "text":
+                    notes = [e["annotation"] for e in events
+                             if e["type"] == "response.output_text.annotation.added"
+                             and e["content_index"] == number]
+                    assert notes == part["annotations"]
+        elif kind == "reasoning":
+            assert {**start, "summary": item["summary"],
+                    **({"content": item["content"]} if "content" in item else {})} == {
                 key: value for key, value in item.items()
                 if key != "encrypted_content" or key in start}
             for number, part in enumerate(item["summary"]):
-                text = "".join(d["delta"] for d in deltas if d["summary_index"] == number)
+                text = "".join(d["delta"] for d in deltas if d.get("summary_index") == number)
                 assert text == part["text"]
+            for number, part in enumerate(item.get("content", ())):
+                text = "".join(d["delta"] for d in deltas if d.get("content_index") == number)
+                assert text == part["text"]
+        elif kind == "shell_call":
+            for number, command in enumerate(item["action"]["commands"]):
+                own = [e for e in events if e.get("command_index") == number]
+                assert own[0]["command"] + "".join(e["delta"] for e in own[1:-1]) == command
+                assert own[-1]["command"] == command
 
 
 def check_case_truth(case):
-    calls = [i for i in case.message["output"] if i["type"] == "function_call"]
-    assert [(c.name, c.arguments, c.id) for c in case.calls] == [
-        (i["name"], json.loads(i["arguments"]), i["call_id"]) for i in calls]
+    output = case.message["output"]
+    answered = {i.get("call_id") for i in output if i["type"].endswith("_output")}
+    client = [i for i in output if i["type"] in CLIENT_KINDS and i["call_id"] not in answered
+              and "environment" not in i]
+    assert [(c.kind, c.id) for c in case.calls] == [(CLIENT_KINDS[i["type"]], i["call_id"])
+                                                    for i in client]
+    for call, item in zip(case.calls, client):
+        if call.kind == "function":
+            assert (call.name, call.arguments, call.input) == (
+                item["name"], json.loads(item["arguments"]), None)
+        elif call.kind == "custom":
+            assert (call.name, call.arguments, call.input) == (item["name"], {}, item["input"])
+        else:  # built-in tools: named by their kind, their payload as arguments
+            assert call.name == call.kind and call.input is None
+            assert all(call.arguments[key] == item[key] for key in call.arguments)
     assert all(c.error is None for c in case.calls)
     assert len({c.id for c in case.calls}) == len(case.calls)
-    ids = [i["id"] for i in case.message["output"]]
+    ids = [i["id"] for i in output]
     assert len(set(ids)) == len(ids)
-    assert case.text == "".join(p["text"] for i in case.message["output"] if i["type"] == "message"
+    assert case.text == "".join(p["text"] for i in output if i["type"] == "message"
                                 for p in i["content"] if p["type"] == "output_text")
-    assert {t["name"] for t in case.message["tools"]} == {c.name for c in case.calls}
+    assert {t["name"] for t in case.message["tools"]} == {
+        c.name for c in case.calls if c.kind in ("function", "custom")}
     assert case.response == case.message
+
+
+CLIENT_KINDS = {"function_call": "function", "custom_tool_call": "custom",
+                "computer_call": "computer", "local_shell_call": "local_shell",
+                "shell_call": "shell", "apply_patch_call": "apply_patch"}
 
 
 # --- the official SDK as oracle ----------------------------------------------------------------
 
 def _for_sdk(value, number):
-    """The installed SDK requires two things 2025 servers did not always send: a
-    `sequence_number` on every event, and `cache_write_tokens` in the usage details."""
-    value = copy.deepcopy(value)
-    value.setdefault("sequence_number", number)
-    for response in (value.get("response"), value if value.get("object") == "response" else None):
-        if response and response.get("usage"):
-            response["usage"]["input_tokens_details"].setdefault("cache_write_tokens", 0)
+    """The installed SDK requires a `sequence_number` on every event, which early-2025
+    servers did not send (the `no-sequence-number` quirk); nothing else is patched."""
+    if "type" in value and "sequence_number" not in value:
+        value = dict(value, sequence_number=number)
     return value
 
 
@@ -239,9 +279,9 @@ def sdk_replay(chunks):
 
 
 def assert_sdk_agrees(case):
-    Response.model_validate(_for_sdk(case.message, 0))
+    Response.model_validate(case.message)
     emitted = sdk_replay(case.chunks)
-    assert emitted[-1].type == "response.completed"
+    assert emitted[-1].type in ("response.completed", "response.incomplete")
     assert_contains(emitted[-1].response.model_dump(mode="json"), case.message)
     last = {}  # the SDK's own snapshot after each delta, rebuilt from the deltas alone
     for event in emitted:
@@ -253,7 +293,8 @@ def assert_sdk_agrees(case):
     for (index, part), snapshot in last.items():
         item = output[index]
         assert snapshot == (item["arguments"] if part is None else item["content"][part]["text"])
-    expected = {(i, None) for i, item in enumerate(output) if item["type"] == "function_call"}
+    expected = {(i, None) for i, item in enumerate(output) if item["type"] == "function_call"
+                and item["arguments"]}
     assert {key for key in last if key[1] is None} == expected
 
 
@@ -322,3 +363,41 @@ def test_the_reference_builds_the_response_before_it_completes(case):
     assert not buffer.is_done()
     assert strategy.extract(buffer.as_dict()) == case.calls
     assert strategy.content_text(buffer.as_dict()) == case.text
+
+
+# --- quirks and provider errors ----------------------------------------------------------------
+
+@SOME
+@given(wire.cases(quirks=frozenset()))
+def test_no_quirks_validates_against_the_sdk_unpatched(case):
+    assert case.quirks == frozenset() == wire.quirks_of(case.chunks)
+    Response.model_validate(case.message)
+    for chunk in case.chunks:
+        EVENT.validate_python(chunk)
+
+
+@SOME
+@given(wire.cases(quirks={"no-sequence-number"}))
+def test_named_quirks_are_the_only_ones_drawn(case):
+    assert case.quirks <= {"no-sequence-number"}
+
+
+@MANY
+@given(wire.cases(errors=True))
+def test_error_cases_end_in_an_error_the_reference_raises(case):
+    from mcs_reference.errors import ProviderError
+    assert case.chunks[case.error_at]["type"] == "error"
+    assert case.chunks[-1]["type"] == "response.failed"
+    assert all(c["type"] not in ("response.completed", "response.incomplete")
+               for c in case.chunks)
+    for chunk in case.chunks:
+        assert schema.errors(chunk, CHUNK) == [], chunk
+    strategy = OpenAIResponsesStrategy()
+    buffer = LLMStreamBuffer([strategy])
+    for chunk in copy.deepcopy(case.chunks[:case.error_at]):
+        buffer.add(chunk)
+    with pytest.raises(ProviderError) as raised:
+        buffer.add(copy.deepcopy(case.chunks[case.error_at]))
+    assert case.error["message"] in str(raised.value)
+    assert not buffer.is_done()
+    assert strategy.extract(buffer.as_dict()) == case.calls
