@@ -184,7 +184,7 @@ class _Acc:
     def place(self, slot: _Item) -> None:
         """Append an output item, keeping `call_name` current (forming_name_of is O(1))."""
         self.items.append(slot)
-        if slot.type in _CLIENT_KINDS:
+        if _forms_a_call(slot.item):
             self.call_name = _name_of(slot.item)
 
 
@@ -461,7 +461,7 @@ def _on_item_done(acc: _Acc, chunk: dict) -> str:
             expected="the same item as its output_item.added",
         )
     items[index] = _Item(dict(item), done=True)
-    if item["type"] in _CLIENT_KINDS and index == _last_call(items):
+    if _forms_a_call(item) and index == _last_call(items):
         acc.call_name = _name_of(item)
     return ""
 
@@ -469,9 +469,20 @@ def _on_item_done(acc: _Acc, chunk: dict) -> str:
 def _last_call(items: list[_Item]) -> int:
     """Index of the last client-run call item (-1 if none); only run on a call's .done."""
     for index in range(len(items) - 1, -1, -1):
-        if items[index].type in _CLIENT_KINDS:
+        if _forms_a_call(items[index].item):
             return index
     return -1
+
+
+def _forms_a_call(item: dict) -> bool:
+    """Is this item a client-run call (as far as one item can tell: see `extract`)?"""
+    return item.get("type") in _CLIENT_KINDS and not _hosted(item)
+
+
+def _hosted(item: dict) -> bool:
+    """A `shell_call` that runs in the provider's container."""
+    environment = item.get("environment") if item.get("type") == "shell_call" else None
+    return isinstance(environment, dict) and environment.get("type") == "container_reference"
 
 
 def _name_of(item: dict) -> str | None:
@@ -559,7 +570,7 @@ for _prefix, _spec in _PART_DELTAS.items():
 
 def _call_name(output: list) -> str | None:
     for item in reversed(output):
-        if isinstance(item, dict) and item.get("type") in _CLIENT_KINDS:
+        if isinstance(item, dict) and _forms_a_call(item):
             return _name_of(item)
     return None
 
@@ -731,10 +742,7 @@ def _answered_ids(output: list[dict]) -> set:
 
 def _provider_ran(item: dict, answered: set) -> bool:
     """A client-run item type that the provider ran this time (see `extract`)."""
-    if _str_or_none(item.get("call_id")) in answered:
-        return True
-    environment = item.get("environment") if item["type"] == "shell_call" else None
-    return isinstance(environment, dict) and environment.get("type") == "container_reference"
+    return _str_or_none(item.get("call_id")) in answered or _hosted(item)
 
 
 def _call_of(item: dict, kind: str, position: int) -> ExtractedCall:
