@@ -29,7 +29,9 @@ from .clauses import CLAUSES
 from .render import badge, junit_xml, summary_markdown
 from .report import VERDICTS, ClauseResult, Header, Report
 from .targets import TargetError, load_strategy, load_wire
+from .settings import quirks_label
 from .wires import wire_for_strategy
+from .wires.quirks import parse_quirks
 
 
 class UsageProblem(ValueError):
@@ -45,6 +47,7 @@ class Request:
     baseline: Path | None = None
     jobs: int | None = None
     clauses: tuple[str, ...] = ()  # narrow the run to these clause ids (all when empty)
+    quirks: str = "all"  # none, all or quirk names separated by commas (docs/quirks.md)
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -71,6 +74,10 @@ def check_request(request: Request) -> tuple[Any, Any]:
         raise UsageProblem(f"--clause {unknown[0]}: no such clause; see `mcs-conformance clauses`")
     if request.seed < 0:
         raise UsageProblem(f"--seed {request.seed}: expected a non-negative integer")
+    try:
+        parse_quirks(request.quirks)
+    except ValueError as exc:
+        raise UsageProblem(f"--quirks {request.quirks}: {exc}") from None
     if request.jobs and importlib.util.find_spec("xdist") is None:
         raise UsageProblem("--jobs needs pytest-xdist: pip install pytest-xdist")
     try:
@@ -135,13 +142,16 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     options = [f"--mcs-strategy={request.target}", f"--mcs-profile={request.profile}",
                f"--mcs-seed={request.seed}"]
+    quirks = quirks_label(parse_quirks(request.quirks))
+    if quirks != "all":
+        options.append(f"--mcs-quirks={quirks}")
     if request.wire:
         options.append(f"--mcs-wire={request.wire}")
     collector = _Collector(progress, "pytest " + " ".join(options))
     if progress is not None:
         count = len(request.clauses or CLAUSES)
         progress.write(f"certifying {request.target} on wire {wire.name}: {count} clauses, "
-                       f"profile {request.profile}, seed {request.seed}\n")
+                       f"profile {request.profile}, seed {request.seed}, quirks {quirks}\n")
     profile = hypothesis.settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:
         Path(empty, "pytest.ini").write_text("[pytest]\n", "utf-8")
@@ -171,7 +181,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         profile=request.profile, seed=request.seed, started=started,
         version=version("mcs-conformance"), python=platform.python_version(),
         hypothesis=hypothesis.__version__, platform=platform.platform(terse=True), baseline=baseline,
-        clauses=tuple(request.clauses) or None,
+        clauses=tuple(request.clauses) or None, quirks=quirks,
     )
     return Report(header, results, seconds)
 

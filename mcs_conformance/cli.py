@@ -29,6 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     certify.add_argument("--baseline", type=Path, help='JSON file {"expected_failures": [clause ids]}')
     certify.add_argument("--out", type=Path, default=Path("mcs-report"), help="report folder (default: mcs-report)")
     certify.add_argument("--seed", type=int, default=None, help="generator seed (default: random, recorded)")
+    certify.add_argument("--quirks", default="all", metavar="none|all|NAME,NAME",
+                         help="real-server quirks the streams may hold (default: all; see docs/quirks.md)")
     certify.add_argument("--jobs", "-n", type=int, default=None,
                          help="spread clauses over this many processes (needs pytest-xdist)")
     certify.add_argument("--clause", action="append", default=[], metavar="ID",
@@ -68,7 +70,7 @@ def _certify(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.Random().getrandbits(32)
     request = Request(target=args.target, wire=args.wire, profile=args.profile, seed=seed,
                       baseline=args.baseline, jobs=args.jobs,
-                      clauses=tuple(dict.fromkeys(args.clause)))
+                      clauses=tuple(dict.fromkeys(args.clause)), quirks=args.quirks)
     try:
         if args.out.exists() and not args.out.is_dir():
             raise UsageProblem(f"--out {args.out}: exists and is not a folder")

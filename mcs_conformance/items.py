@@ -90,6 +90,7 @@ def case_record(case: Any) -> Any:
     if hasattr(case, "chunks") and hasattr(case, "message"):
         return {
             "wire": case.wire,
+            "quirks": sorted(getattr(case, "quirks", ())),  # docs/quirks.md; [] = own shape
             "message": case.message,
             "chunks": case.chunks,
             "calls": [vars(call) for call in case.calls],

@@ -55,7 +55,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if settings is None or not settings.active:
         return []
     names = ", ".join(s.target for s in settings.strategies)
-    return [f"mcs-conformance: certifying {names} (profile {settings.profile}, seed {settings.seed})",
+    return [f"mcs-conformance: certifying {names} (profile {settings.profile}, seed {settings.seed}, "
+            f"quirks {settings.quirks_label})",
             f"mcs-conformance: rerun with: {settings.rerun_command()}"]
 
 

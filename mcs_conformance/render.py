@@ -42,6 +42,7 @@ def summary_markdown(report: Report) -> str:
     lines = [
         f"# mcs-conformance: `{h.target}` {verdict} ({report.score})", "",
         f"Strategy `{h.strategy}` on wire `{h.wire}`, profile `{h.profile}`, seed `{h.seed}`, "
+        f"quirks `{h.quirks}`, "
         f"mcs-conformance {h.version}, Hypothesis {h.hypothesis}, Python {h.python}.", "",
     ]
     if h.clauses:
@@ -63,6 +64,10 @@ def summary_markdown(report: Report) -> str:
         note = " (expected by the baseline)" if r.expected_failure else ""
         lines += ["", f"## `{r.clause}` {r.verdict}{note}", "", r.reason or ""]
         if r.counterexample is not None:
+            quirks = r.counterexample.get("quirks") if isinstance(r.counterexample, dict) else None
+            if quirks is not None:
+                lines += ["", "Quirks in the counterexample: " + (", ".join(
+                    f"`{q}`" for q in quirks) or "none (the provider's own shape)") + "."]
             shown = json.dumps(r.counterexample, indent=2, ensure_ascii=False)
             lines += ["", "Shrunk counterexample:", "", *_fenced("json", shown)]
         if r.reproduce:

@@ -53,6 +53,7 @@ class Header:
     platform: str = ""
     baseline: tuple[str, ...] | None = None
     clauses: tuple[str, ...] | None = None  # the clauses run when narrowed, None for all
+    quirks: str = "all"  # the quirks the streams could hold: all, none or names (docs/quirks.md)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Turn resolved settings into the run: each strategy's wire, then one item per clause."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -8,7 +9,15 @@ import pytest
 from .clauses import CLAUSES
 from .items import ClauseItem
 from .settings import McsSettings
-from .wires import wire_for_strategy
+from .wires import BUILT_IN, Wire, wire_for_strategy
+
+
+def _with_quirks(wire: Any, quirks: frozenset | None) -> Any:
+    """`wire` whose cases draw only `quirks` (built-in wires; None leaves every quirk)."""
+    if quirks is None or not isinstance(wire, Wire) or wire.name not in BUILT_IN:
+        return wire
+    cases = wire.cases
+    return replace(wire, cases=lambda **options: cases(**{"quirks": quirks, **options}))
 
 
 def wires_for(settings: McsSettings) -> list[Any]:
@@ -22,7 +31,7 @@ def wires_for(settings: McsSettings) -> list[Any]:
                 f"--mcs-strategy={loaded.target}: no built-in wire for a strategy named {name!r}; "
                 "pass --mcs-wire=NAME or --mcs-wire=pkg:Obj"
             )
-        wires.append(wire)
+        wires.append(_with_quirks(wire, settings.quirks))
     return wires
 
 

@@ -78,6 +78,23 @@ def _save_dir(value: str) -> Path:
     return path
 
 
+def _quirks(value: str) -> frozenset | None:
+    """`none`, `all` (None: every quirk) or quirk names separated by commas."""
+    from .wires.quirks import parse_quirks
+
+    try:
+        return parse_quirks(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--mcs-quirks={value}: {exc}") from None
+
+
+def quirks_label(quirks: frozenset | None) -> str:
+    """How a quirk selection is written back: `all`, `none` or the names, sorted."""
+    if quirks is None:
+        return "all"
+    return ",".join(sorted(quirks)) or "none"
+
+
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("mcs-conformance", "certify streaming tool-call extraction strategies")
     group.addoption("--mcs-strategy", action="append", default=[], dest="mcs_strategy",
@@ -101,6 +118,10 @@ def add_options(parser: pytest.Parser) -> None:
                     metavar="DIR",
                     help="save each failing clause's shrunk stream into DIR as a corpus entry "
                          "(replay them with --mcs-corpus=DIR)")
+    group.addoption("--mcs-quirks", dest="mcs_quirks", default=None, type=_quirks,
+                    metavar="none|all|NAME,NAME",
+                    help="real-server quirks the generated streams may hold (default: all; "
+                         "none: each provider's own current shape; docs/quirks.md)")
 
 
 @dataclass(frozen=True)
@@ -116,6 +137,11 @@ class McsSettings:
     timeout: float
     corpus: Path | None = None
     save_failures: Path | None = None  # absolute; what runs does not change, so no rerun option
+    quirks: frozenset | None = None  # the quirks the generators may draw; None: all
+
+    @property
+    def quirks_label(self) -> str:
+        return quirks_label(self.quirks)
 
     @property
     def active(self) -> bool:
@@ -133,6 +159,8 @@ class McsSettings:
         else:
             parts += [f"--mcs-clause={c}" for c in self.clauses]
         parts += [f"--mcs-profile={self.profile}", f"--mcs-seed={self.seed}"]
+        if self.quirks is not None:
+            parts.append(f"--mcs-quirks={self.quirks_label}")
         return " ".join(parts)
 
 
@@ -165,4 +193,5 @@ def resolve(config: pytest.Config) -> McsSettings:
         timeout=config.getoption("mcs_timeout"),
         corpus=config.getoption("mcs_corpus"),
         save_failures=config.getoption("mcs_save_failures"),
+        quirks=config.getoption("mcs_quirks"),
     )
