@@ -166,7 +166,8 @@ class ClauseItem(pytest.Item):
             if hung is not None:  # the limit struck inside Hypothesis, which then raised
                 self._verdict("errored", f"the strategy hung: {hung}", None)
                 raise ClauseTimeout(str(hung)) from exc
-            self._verdict("errored", f"the strategy raised {type(exc).__name__}: {exc}", None)
+            self._verdict("errored", f"the strategy raised {type(exc).__name__}: {exc}",
+                          case_record(getattr(exc, "mcs_case", None)))
             raise
         finally:
             hypothesis.core.global_force_seed = previous_seed
@@ -189,6 +190,9 @@ class ClauseItem(pytest.Item):
             lines.append(f"errored: the strategy hung ({error}); raise --mcs-timeout if it is only slow")
         else:  # the traceback ends with Hypothesis' notes (the failing case, the blob)
             lines.append(f"errored: the strategy raised {type(error).__name__}: {error}")
+            case = getattr(error, "mcs_case", None)
+            if getattr(case, "quirks", None) is not None:
+                lines.append(f"quirks: {shown(sorted(case.quirks))}")
             lines += ["", *traceback.format_exception(error, limit=-6)]
         if isinstance(error, ClauseFailure):
             notes = [n for n in getattr(error, "__notes__", [])

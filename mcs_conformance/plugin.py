@@ -55,8 +55,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if settings is None or not settings.active:
         return []
     names = ", ".join(s.target for s in settings.strategies)
-    return [f"mcs-conformance: certifying {names} (profile {settings.profile}, seed {settings.seed}, "
-            f"quirks {settings.quirks_label})",
+    return [f"mcs-conformance: certifying {names} (profile {settings.profile}, seed {settings.seed})",
+            f"mcs-conformance: quirks {settings.quirks_label} (docs/quirks.md)",
             f"mcs-conformance: rerun with: {settings.rerun_command()}"]
 
 

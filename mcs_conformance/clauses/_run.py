@@ -54,7 +54,12 @@ def check_each(clause: Clause, subject: Subject, generator: st.SearchStrategy,
     @given(generator)
     def run(value: Any) -> None:
         count_example()
-        prop(value)
+        try:
+            prop(value)
+        except Exception as exc:  # the strategy raised: keep the case, to report its quirks
+            if not hasattr(exc, "mcs_case"):
+                exc.mcs_case = value
+            raise
 
     run.hypothesis.inner_test._hypothesis_internal_add_digest = digest(clause, subject)
     run()
