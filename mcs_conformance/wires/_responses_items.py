@@ -197,7 +197,7 @@ def _image_generation_call(draw: Callable) -> list[dict]:
 
 @st.composite
 def _mcp_call(draw: Callable) -> list[dict]:
-    failed = draw(st.integers(0, 3)) == 3
+    failed = draw(st.booleans())
     return [{"id": draw(_ids("mcp_")), "type": "mcp_call", "name": draw(tool_names()),
              "server_label": "deepwiki", "arguments": dump(draw, draw(arguments())),
              "output": None if failed else draw(prose(max_fragments=3)),
@@ -209,7 +209,7 @@ def _mcp_call(draw: Callable) -> list[dict]:
 @st.composite
 def _mcp_list_tools(draw: Callable) -> list[dict]:
     names = draw(st.lists(tool_names(), min_size=1, max_size=2, unique=True))
-    failed = draw(st.integers(0, 3)) == 3
+    failed = draw(st.booleans())
     return [{"id": draw(_ids("mcpl_")), "type": "mcp_list_tools", "server_label": "deepwiki",
              "tools": [] if failed else [{"name": name, "input_schema": {"type": "object"},
                                           "description": None, "annotations": None}

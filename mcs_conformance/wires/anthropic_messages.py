@@ -25,6 +25,7 @@ from mcs_reference.calls import ExtractedCall
 
 from . import provider_errors
 from ._anthropic_server import citations, server_ids, server_segments
+from .quirks import allowed_quirks
 from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
 from ._content import BASE62, PLACES, arguments, dump, interleave, opaque, positions, prose
 from ._content import token, tool_names
@@ -262,8 +263,9 @@ def _events(draw: Callable, message: dict, streams: list, pings: bool,
 
 
 def _allowed(quirks: Any) -> frozenset:
-    """The quirks a generator may draw: all of this wire's (None), or those named."""
-    return QUIRKS if quirks is None else QUIRKS & frozenset(quirks)
+    """The quirks a generator may draw: all of this wire's (None), or those named
+    (unknown names raise `InvalidArgument`, as in wires/quirks.py)."""
+    return QUIRKS & allowed_quirks(NAME, quirks)
 
 
 @st.composite

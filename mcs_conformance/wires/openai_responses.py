@@ -23,6 +23,7 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 
 from . import provider_errors
+from .quirks import allowed_quirks
 from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
 from ._content import BASE62, BASE64, PLACES, interleave, opaque, positions, prose, token
 from ._responses_items import CALL_KINDS, STATUS_EVENTS, STREAMED, call_of, client_items
@@ -381,8 +382,9 @@ def _number(events: list[dict], start: int = 0) -> None:
 
 
 def _allowed(quirks: Any) -> frozenset:
-    """The quirks a generator may draw: all of this wire's (None), or those named."""
-    return QUIRKS if quirks is None else QUIRKS & frozenset(quirks)
+    """The quirks a generator may draw: all of this wire's (None), or those named
+    (unknown names raise `InvalidArgument`, as in wires/quirks.py)."""
+    return QUIRKS & allowed_quirks(NAME, quirks)
 
 
 @st.composite
