@@ -177,7 +177,7 @@ def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: froz
         return []
     no_index = maybe(draw, allowed, "no-index", 3)  # Mistral: whole calls, no index
     if no_index:
-        tags.update({"no-index", "whole-call-one-delta"})
+        tags.add("no-index")
         queues = [[_whole(None, call)] for call in calls]
     else:
         style = draw(st.sampled_from(
@@ -339,7 +339,6 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
                 delta[key] = message[key]
         if message.get("tool_calls"):
             delta["tool_calls"] = [_whole(i, call) for i, call in enumerate(message["tool_calls"])]
-            tags.add("whole-call-one-delta")
         if message.get("annotations"):
             delta["annotations"] = copy.deepcopy(message["annotations"])
         chunks = [chunk(0, delta, reasons[0])]

@@ -37,13 +37,14 @@ _TABLE = (
     # OpenAI Chat Completions and compatible servers
     (_CHAT, "split-id-then-name", "a call's `id` and `type` come first, then `name` alone, "
      "then the arguments", ("vLLM (older)",)),
-    (_CHAT, "no-index", "tool-call deltas carry no `index`; each call arrives whole",
+    (_CHAT, "no-index", "tool-call deltas carry no `index`; each call arrives whole in one "
+     "delta",
      ("Mistral",)),
     (_CHAT, "empty-id-continuations", "continuation deltas repeat `id: \"\"` and `type`, "
      "which must not overwrite the id", ("Alibaba Qwen",)),
     (_CHAT, "empty-name-continuations", "continuation deltas carry `name: \"\"`, which must "
      "not overwrite the name", ("GLM via Mistral's API",)),
-    (_CHAT, "whole-call-one-delta", "a call's id, name and whole arguments in one delta",
+    (_CHAT, "whole-call-one-delta", "a call's index, id, name and whole arguments in one delta",
      ("Groq", "xAI", "Mistral", "Zhipu")),
     (_CHAT, "fragments-same-chunk", "several tool-call fragments (of one index or several) "
      "in one chunk", ("the format allows it",)),
