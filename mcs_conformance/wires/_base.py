@@ -21,7 +21,8 @@ class Case:
 
     `message` is the `stream=false` message (what `as_dict()` must equal at the end);
     `chunks` the stream; `done_at` the index of the wire's terminal chunk (chunks after it
-    are trailing: usage-only, pings); `calls` and `text` what extraction must find;
+    are trailing: usage-only, pings), or `len(chunks)` when no chunk ends the stream and
+    only the body's end signal does (Snowflake's `[DONE]`, quirk `no-finish-reason`); `calls` and `text` what extraction must find;
     `response` the whole `stream=false` body where the wire has one beyond the message;
     `deltas` the visible text as the plain string deltas a text-only stream would carry
     (the text wire: what a `TextStrategy` is fed directly).
