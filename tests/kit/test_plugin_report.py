@@ -40,6 +40,7 @@ def test_header_says_what_a_rerun_needs(broken: pytest.Pytester):
     header = [line for line in result.stdout.lines if line.startswith("mcs-conformance:")]
     assert header == [
         f"mcs-conformance: certifying {TARGET} (profile ci, seed 7)",
+        "mcs-conformance: quirks all (docs/quirks.md)",
         f"mcs-conformance: rerun with: pytest --mcs-strategy={TARGET} --mcs-clause={CLAUSE} "
         "--mcs-clause=resolve.foreign --mcs-profile=ci --mcs-seed=7",
     ]
@@ -59,7 +60,8 @@ def test_failure_shows_clause_reason_shrunk_case_and_reproduce_command(broken: p
                         r"terminal chunk \d+", lines[2])
     assert lines[3] == "shrunk counterexample:"
     assert lines[4].startswith('  wire: "openai-responses"')
-    assert lines[5].startswith('  message: {"')
+    assert lines[5].startswith("  quirks: [")  # the real-server quirks the case holds
+    assert lines[6].startswith('  message: {"')
     [count] = [int(m.group(1)) for line in lines if (m := re.fullmatch(r"  chunks \((\d+)\):", line))]
     chunk_lines = [line for line in lines if re.match(r"    \[\d+\] \{", line)]
     assert len(chunk_lines) == count
