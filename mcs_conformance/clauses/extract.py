@@ -10,8 +10,8 @@ from mcs_reference.calls import ExtractedCall
 from ..wires import pieces
 from ._registry import Subject, clause
 from ._run import (
-    REWRITABLE, calls_difference, chain_with, check_each, copy_json, feed, first_difference,
-    is_native, plain_prose, quiet_prose, reference_text, show, simple_calls, stream_of,
+    REWRITABLE, calls_difference, cases_with_calls, chain_with, check_each, copy_json, feed,
+    first_difference, is_native, plain_prose, quiet_prose, reference_text, show, simple_calls, stream_of,
     text_wire_of, tools_for, wire, wire_name, with_text,
 )
 
@@ -315,7 +315,9 @@ def _malformed_message(draw, wire_) -> tuple:
         at = draw(st.integers(0, len(output)))
         output.insert(at, {"type": "function_call", "id": "fc_bad", "status": "completed",
                            "arguments": bad, "call_id": "call_bad", "name": name})
-        before = sum(1 for item in output[:at] if item.get("type") == "function_call")
+        # the calls before it: every client-run kind counts (case.calls keeps their order)
+        before = sum(1 for item in output[:at] if item.get("call_id") in
+                     {call.id for call in case.calls})
         expected.insert(before, _bad_call(name, "call_bad"))
     else:  # ollama-chat: arguments are an object; a string that is not JSON is malformed
         entries = message["message"].setdefault("tool_calls", [])
@@ -465,3 +467,109 @@ def forming(subject: Subject) -> None:
                 case)
 
     check_each(forming, subject, subject.wire.cases(), prop)
+
+
+# -- provider-run and client-run kinds -------------------------------------------------------
+# Blocks and items the provider ran itself: a call of theirs is never the client's to run.
+_PROVIDER_RUN = {
+    "anthropic-messages": lambda message: {
+        block.get("id") for block in message.get("content", ())
+        if block.get("type") == "server_tool_use"},
+    "openai-responses": lambda message: _hosted_ids(message.get("output", ())),
+}
+_CLIENT_ITEMS = ("function_call", "custom_tool_call", "computer_call", "local_shell_call",
+                 "shell_call", "apply_patch_call")
+
+
+def _hosted_ids(output: list) -> set:
+    """Ids and call ids of Responses items that are not client-run calls, or that the
+    provider ran itself (a shell in a hosted container, a call answered in the output)."""
+    answered = {item.get("call_id") for item in output if item["type"].endswith("_output")}
+    ids = set()
+    for item in output:
+        hosted = (item["type"] not in _CLIENT_ITEMS or "environment" in item
+                  or item.get("call_id") in answered)
+        if hosted and not item["type"].endswith("_output") and item["type"] not in (
+                "message", "reasoning"):
+            ids |= {item.get("id"), item.get("call_id")}
+    return ids - {None}
+
+
+def _runs_provider_tools(subject: Subject) -> bool:
+    return wire_name(subject) in _PROVIDER_RUN and not subject.is_text
+
+
+def _provider_run_calls(subject: Subject, case, got: Any) -> str | None:
+    ids = _PROVIDER_RUN[wire_name(subject)](case.message)
+    ran = [call for call in got if getattr(call, "id", None) in ids] if isinstance(got, list) else []
+    if ran:
+        return (f"{len(ran)} provider-run call(s) extracted: "
+                + ", ".join(f"{call.name!r} ({call.id})" for call in ran))
+    if isinstance(got, list) and len(got) > len(case.calls):
+        return f"{len(got)} calls extracted, the message holds {len(case.calls)} client-run call(s)"
+    return None
+
+
+@clause(
+    "extract.provider-run",
+    level="MUST",
+    meaning="Blocks and items the provider ran itself (Anthropic server_tool_use and its "
+            "results; Responses hosted tools, MCP calls and lists, tool search, a shell in a "
+            "hosted container) are never extracted, from the stream=false message or the "
+            "assembled one.",
+    failure_means="The driver runs a web search, a fetch or an MCP tool the provider already "
+                  "ran, or fails on a tool the client never offered.",
+    typical_bug="Every block whose type ends in 'tool_use' read as a call; every output item "
+                "with a name and arguments (mcp_call) read as a function call.",
+    applies=_runs_provider_tools,
+)
+def provider_run(subject: Subject) -> None:
+    strategy = subject.strategy
+
+    def prop(case):
+        found = _provider_run_calls(subject, case, strategy.extract(copy_json(case.message)))
+        if found:
+            raise provider_run.fail(f"extract() of the stream=false message: {found}", case)
+        acc, _ = feed(strategy, case.chunks)
+        found = _provider_run_calls(subject, case, strategy.extract(strategy.as_message(acc)))
+        if found:
+            raise provider_run.fail(f"extract() of the assembled message: {found}", case)
+
+    cases = subject.wire.cases().filter(
+        lambda case: _PROVIDER_RUN[case.wire](case.message))
+    check_each(provider_run, subject, cases, prop)
+
+
+def _kinds_view(call: Any) -> dict:
+    return {"kind": getattr(call, "kind", "function"), "id": getattr(call, "id", None),
+            "name": getattr(call, "name", None), "input": getattr(call, "input", None)}
+
+
+@clause(
+    "extract.client-kinds",
+    level="MUST",
+    meaning="Every client-run call kind is extracted, in order, with its kind, id and input: "
+            "function calls, custom tools (their free-form input kept as text), and the "
+            "built-in computer, local_shell, shell and apply_patch calls.",
+    failure_means="A custom tool or a built-in tool call is silently dropped: the model waits "
+                  "for a result that never comes, or its input reaches the tool as {}.",
+    typical_bug="Only function_call items read; a custom tool's input parsed as JSON (and "
+                "lost when it is not); every call given kind 'function'.",
+    applies=lambda subject: subject.wire is not None and not subject.is_text,
+)
+def client_kinds(subject: Subject) -> None:
+    strategy = subject.strategy
+
+    def prop(case):
+        want = [_kinds_view(call) for call in case.calls]
+        for where, message in (("the stream=false message", copy_json(case.message)),
+                               ("the assembled message",
+                                strategy.as_message(feed(strategy, case.chunks)[0]))):
+            got = strategy.extract(message)
+            if not isinstance(got, list):
+                raise client_kinds.fail(f"extract() of {where} returned {show(got)}", case)
+            found = first_difference(want, [_kinds_view(call) for call in got], "calls")
+            if found:
+                raise client_kinds.fail(f"extract() of {where}: {found}", case)
+
+    check_each(client_kinds, subject, cases_with_calls(subject.wire), prop)

@@ -167,15 +167,16 @@ def _responses_view(item: Any) -> Any:
 
 
 def _responses(case: Any, history: list) -> str | None:
-    turn = [item for item in history if item.get("type") != "function_call_output"]
+    # the turn is the output echoed; the results follow it, one output item per record
+    turn = history[:len(case.message["output"])]
     expected = [_responses_view(item) for item in case.message["output"]]
     found = first_difference(expected, [_responses_view(item) for item in turn],
                              "history items")
     if found:
         return found
-    results = [item.get("call_id") for item in history
-               if item.get("type") == "function_call_output"]
-    return _result_ids([c.id for c in case.calls], results, "function_call_output item")
+    results = [item.get("id" if item.get("type") == "local_shell_call_output" else "call_id")
+               for item in history[len(turn):] if str(item.get("type")).endswith("_output")]
+    return _result_ids([c.id for c in case.calls], results, "output item")
 
 
 def _ollama(case: Any, history: list) -> str | None:
@@ -258,3 +259,64 @@ def lossless(subject: Subject) -> None:
             raise lossless.fail(f"result_messages(): {why}", case)
 
     check_each(lossless, subject, _cases_and_records(subject.wire), prop)
+
+
+# -- output kinds ---------------------------------------------------------------------------
+# The Responses input item that answers each client-run call kind, and its id field.
+_OUTPUT_OF_KIND = {
+    "function": ("function_call_output", "call_id"),
+    "custom": ("custom_tool_call_output", "call_id"),
+    "computer": ("computer_call_output", "call_id"),
+    "local_shell": ("local_shell_call_output", "id"),
+    "shell": ("shell_call_output", "call_id"),
+    "apply_patch": ("apply_patch_call_output", "call_id"),
+}
+
+
+@st.composite
+def _kinds_and_records(draw: Callable, wire_: Any) -> tuple:
+    """A case with calls of several kinds, and one record per call naming its kind."""
+    case = draw(cases_with_calls(wire_).filter(
+        lambda case: any(getattr(call, "kind", "function") != "function"
+                         for call in case.calls)))
+    records = [ToolCallRecord(call.name, dict(call.arguments), draw(_results), None, call.id,
+                              kind=call.kind) for call in case.calls]
+    return case, records
+
+
+@clause(
+    "history.output-kinds",
+    level="MUST",
+    meaning="result_messages() answers each call with its kind's output item "
+            "(function_call_output, custom_tool_call_output, computer_call_output, "
+            "local_shell_call_output, shell_call_output, apply_patch_call_output) carrying "
+            "the call's id.",
+    failure_means="The next request is refused (a custom tool answered as a function), or "
+                  "the model never sees the result of its computer, shell or patch call.",
+    typical_bug="Every result written as function_call_output; the output item's id left "
+                "out or taken from the item id instead of the call id.",
+    applies=lambda subject: wire_name(subject) == "openai-responses",
+)
+def output_kinds(subject: Subject) -> None:
+    strategy = subject.strategy
+
+    def prop(drawn):
+        case, records = drawn
+        history = strategy.result_messages(copy_json(case.message), records)
+        if not isinstance(history, list):
+            raise output_kinds.fail(f"result_messages() returned {show(history)}", case)
+        keys = {kind: key for kind, key in _OUTPUT_OF_KIND.values()}
+        written = {(item.get("type"), item.get(keys.get(item.get("type"), "call_id")))
+                   for item in history if isinstance(item, dict)}
+        for record in records:
+            wanted, key = _OUTPUT_OF_KIND[record.kind]
+            if (wanted, record.tool_call_id) not in written:
+                found = [item for item in history if isinstance(item, dict)
+                         and record.tool_call_id in (item.get("call_id"), item.get("id"))
+                         and item.get("type", "").endswith("_output")]
+                raise output_kinds.fail(
+                    f"the result of the {record.kind} call {record.tool_call_id!r} must go back "
+                    f"as a {wanted} with {key} {record.tool_call_id!r}; result_messages() wrote "
+                    f"{show(found) if found else 'no output item for it'}", case)
+
+    check_each(output_kinds, subject, _kinds_and_records(subject.wire), prop)

@@ -209,3 +209,60 @@ def response(subject: Subject) -> None:
                 f"stream=false body: {found}", case)
 
     check_each(response, subject, subject.wire.cases(), prop)
+
+
+# -- provider errors ------------------------------------------------------------------------
+def _draws_errors(subject: Subject) -> bool:
+    from ..wires.provider_errors import ERROR_FORMS
+    return (subject.wire is not None and not subject.is_text and subject.wire.native
+            and subject.wire.name in ERROR_FORMS)
+
+
+def _provider_message(error) -> str:
+    return error.get("message", "") if isinstance(error, dict) else str(error)
+
+
+@clause(
+    "reassembly.provider-error",
+    level="MUST",
+    meaning="When the provider reports an error mid-stream (Anthropic's error event, OpenAI "
+            "Chat's error object or event: error, Responses error and response.failed, "
+            "Ollama's error line), accumulate() raises mcs_reference.ProviderError at that "
+            "chunk, carrying the provider's message, and the stream is never done.",
+    failure_means="A stream cut short by an overload or a rate limit looks like a complete "
+                  "answer: the driver runs calls with partial arguments, or shows half a reply "
+                  "as the whole one.",
+    typical_bug="Unknown event types skipped, error included; response.failed treated as the "
+                "end of the response; the error raised as the library's own exception.",
+    applies=_draws_errors,
+)
+def provider_error(subject: Subject) -> None:
+    from mcs_reference.errors import ProviderError
+    strategy = subject.strategy
+
+    def prop(case):
+        acc = strategy.new_accumulator()
+        for index, chunk in enumerate(case.chunks):
+            try:
+                strategy.accumulate(acc, copy_json(chunk))
+            except ProviderError as exc:
+                if index != case.error_at:
+                    raise provider_error.fail(
+                        f"ProviderError raised at chunk {index}; the provider reported the "
+                        f"error at chunk {case.error_at}", case) from exc
+                wanted = _provider_message(case.error)
+                if wanted not in str(exc) and wanted != getattr(exc, "message", None):
+                    raise provider_error.fail(
+                        f"the ProviderError at chunk {index} does not carry the provider's "
+                        f"message {show(wanted)}: {show(str(exc))}", case) from exc
+                return
+            if strategy.is_done(chunk):
+                raise provider_error.fail(
+                    f"is_done() is true at chunk {index}, but the provider reported an error "
+                    f"at chunk {case.error_at}: the stream looks complete", case)
+        raise provider_error.fail(
+            f"no ProviderError after all {len(case.chunks)} chunks; the provider reported "
+            f"{show(case.error)} at chunk {case.error_at}, and as_message() returned "
+            f"{show(strategy.as_message(acc))} as if the stream were complete", case)
+
+    check_each(provider_error, subject, subject.wire.cases(errors=True), prop)

@@ -235,7 +235,9 @@ def _usages(draw: Callable, final: dict) -> tuple[dict, dict]:
 @st.composite
 def _events(draw: Callable, message: dict, streams: list, pings: bool,
             quirks: frozenset = QUIRKS) -> list[dict]:
-    if (message["content"] and "prefilled-message-start" in quirks
+    # a follow-up stream after programmatic calls: it ends in the calls it prefills
+    if (message["content"] and message["content"][-1]["type"] == "tool_use"
+            and "prefilled-message-start" in quirks
             and draw(st.integers(0, 15)) == 7):
         # a follow-up stream (after programmatic tool calls): the whole message at once
         return [{"type": "message_start", "message": copy.deepcopy(message)},

@@ -19,6 +19,11 @@ from mcs_conformance.profiles import profile_settings
 from mcs_conformance.wires import wire_for_strategy
 from mcs_reference.calls import ExtractedCall, call_from_json_text
 
+from broken.function_calls_only import FunctionCallsOnly
+from broken.outputs_all_as_function import OutputsAllAsFunction
+from broken.runs_hosted_items import RunsHostedItems
+from broken.skips_error_event import SkipsErrorEvent
+
 settings.register_profile("mcs-dev-tests", parent=profile_settings("dev"), derandomize=True,
                           database=None)
 # Finding a bug is what the broken strategies prove; shrinking a counterexample can take
@@ -28,10 +33,11 @@ settings.register_profile("mcs-dev-tests-found", parent=settings.get_profile("mc
 
 CATALOGUE = [
     "reassembly.round-trip", "reassembly.prefix", "reassembly.done", "reassembly.trailing",
-    "reassembly.response", "resolve.own-wire", "resolve.foreign", "resolve.text-never-native",
+    "reassembly.response", "reassembly.provider-error", "resolve.own-wire", "resolve.foreign", "resolve.text-never-native",
     "resolve.reorder-invariant", "extract.calls", "extract.false-positive-guard",
     "extract.leak-fallthrough", "extract.no-phantom", "extract.malformed", "extract.forming",
-    "history.schema", "history.lossless", "codec.round-trip", "codec.split-markers",
+    "extract.provider-run", "extract.client-kinds",
+    "history.schema", "history.lossless", "history.output-kinds", "codec.round-trip", "codec.split-markers",
     "robust.bad-input", "robust.no-mutation",
 ]
 
@@ -295,6 +301,7 @@ BROKEN = {
     "reassembly.done": DoneOnItemDone,
     "reassembly.trailing": NewlineOnDone,
     "reassembly.response": NoUsageInResponse,
+    "reassembly.provider-error": SkipsErrorEvent,
     "resolve.own-wire": RefusesMessageStop,
     "resolve.foreign": ClaimsAnyModel,
     "resolve.text-never-native": lambda: ClaimsStrContent(ref.JsonCodec()),
@@ -305,8 +312,11 @@ BROKEN = {
     "extract.no-phantom": lambda: ref.TextStrategy(AnyJsonIsACall()),
     "extract.malformed": SkipsBadCalls,
     "extract.forming": NamesFirstCall,
+    "extract.provider-run": RunsHostedItems,
+    "extract.client-kinds": FunctionCallsOnly,
     "history.schema": ResultsWithoutIds,
     "history.lossless": ForgetsSignatureInHistory,
+    "history.output-kinds": OutputsAllAsFunction,
     "codec.round-trip": lambda: ref.TextStrategy(FlatRegexJson()),
     "codec.split-markers": lambda: DropsPartialTag(ref.HermesCodec()),
     "robust.bad-input": IndexesBlindly,
