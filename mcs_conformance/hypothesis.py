@@ -10,7 +10,10 @@
 `wire` is a wire name (`openai-chat`, `openai-responses`, `anthropic-messages`,
 `ollama-chat`, `text`, or one a third party registered) or a `Wire`. Options are keyword
 only: `min_calls`, `max_calls`, `max_cuts` for every built-in wire, `codec=` for the text
-wire (default: the reference's JSON codec). An option may itself be a Hypothesis generator,
+wire (default: the reference's JSON codec), `quirks=` for every built-in wire (None: every
+real-server quirk may be drawn; a set of names: only those; `frozenset()`: the provider's
+own shape; docs/quirks.md), and `errors=True` on the native wires for streams that end in a
+provider error. An option may itself be a Hypothesis generator,
 drawn anew for each example (`max_calls=st.integers(1, 5)`). A bad wire name or option
 raises `hypothesis.errors.InvalidArgument` when the generator is drawn from, as Hypothesis's
 own generators do.
