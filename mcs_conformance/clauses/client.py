@@ -6,6 +6,8 @@ quirks of its counterexample, so "fails only on vLLM-style streams" reads as suc
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any
 
 from ..clients.cases import (error_streams, http_errors, malformed_streams, prose_streams,
@@ -158,7 +160,7 @@ def byte_cuts(subject: Subject) -> None:
     runner = subject.client
 
     def prop(served: Served) -> None:
-        whole = Served(**{**vars(served), "pieces": (served.body,)})
+        whole = replace(served, pieces=(served.body,))
         at_once = runner.run(whole)
         in_pieces = runner.run(served)
         if in_pieces != at_once:

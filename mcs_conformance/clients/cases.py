@@ -7,6 +7,8 @@ inside `data:`. Hypothesis shrinks toward the whole body in one piece, with no q
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from importlib import import_module
 from typing import Any, Callable
 
@@ -98,7 +100,7 @@ def _truncated(draw: Callable, case: Case, quirks: frozenset | None) -> Served:
     cuts = draw(cut_points(body))
     served = served_stream(case, body_quirks=body_quirks, cuts=cuts, keep=keep)
     if draw(st.booleans()):  # the HTTP body itself ends cleanly, only the end signal lacks
-        served = Served(**{**vars(served), "complete": True})
+        served = replace(served, complete=True)
     return served
 
 

@@ -7,6 +7,19 @@ from mcs_conformance.clients.outcome import error_outcome
 from mcs_conformance.clients.reference_client import open_stream, outcome_of
 from mcs_reference.buffer import LLMStreamBuffer
 from mcs_reference.errors import StreamError
+from mcs_reference.sse import BodyDecoder
+
+
+def all_chunks(response: Any) -> list:
+    """Every SSE chunk of the body, read to its end first (the bugs then edit the list)."""
+    decoder = BodyDecoder(format="sse")
+    chunks = []
+    while True:
+        piece = response.read1(65536)
+        if not piece:
+            break
+        chunks += decoder.feed(piece)
+    return chunks + decoder.close()
 
 
 def pieces(base_url: str, wire: str, read: Callable[[Any], Iterable[Any]]) -> dict:
