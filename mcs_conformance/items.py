@@ -202,7 +202,9 @@ class ClauseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         clause = self.clause
         lines = [f"[{clause.level} {clause.id}] {clause.meaning}",
-                 f"{self.noun}: {self.loaded.target} ({self.subject().name})"]
+                 f"{self.noun}: {self.loaded.target}" + (
+                     "" if self.subject().name == self.loaded.target
+                     else f" ({self.subject().name})")]
         error = excinfo.value
         if isinstance(error, ClauseFailure):
             lines.append(f"failed: {error.reason}")

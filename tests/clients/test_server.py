@@ -121,3 +121,14 @@ def test_serve_prints_every_case_url_and_stops():
     assert len(urls) == 4 and threading.active_count() == threads
     assert [label for label, _ in draw_served("ollama-chat", 3, 4)] == \
         [line.split("  ")[1].split(",")[0] for line in out.getvalue().splitlines() if "/case/" in line]
+
+
+@pytest.mark.parametrize("args,message", [(["--wire", "text"], "--wire text"),
+                                          (["--wire", "openai-chat", "--port", "-1"], "--port"),
+                                          (["--wire", "openai-chat", "--quirks", "nope"], "nope")])
+def test_serve_refuses_bad_input_in_one_line(capsys, args, message):
+    from mcs_conformance.cli import main
+
+    assert main(["serve", *args]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err
