@@ -15,13 +15,14 @@ from .profiles import PROFILES
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcs-conformance",
-        description="Certify streaming tool-call extraction strategies.")
+        description="Certify streaming tool-call extraction strategies, and clients over HTTP.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     certify = commands.add_parser(
-        "certify", help="run the clause catalogue on a strategy and write a report",
-        description="Run every clause on TARGET and write report.jsonl, summary.md, junit.xml "
-                    "and badge.json into --out. Exit 0 certified, 1 refused, 2 usage error.")
+        "certify", help="run the clause catalogue on a strategy or a client and write a report",
+        description="Run every clause of its kind on TARGET (a strategy), --client or --harness "
+                    "and write report.jsonl, summary.md, junit.xml and badge.json into --out. "
+                    "Exit 0 certified, 1 refused, 2 usage error.")
     certify.add_argument("target", metavar="TARGET", nargs="?",
                          help="the strategy, pkg.module:Obj (instance, class or factory)")
     certify.add_argument("--client", metavar="PKG:FN",
