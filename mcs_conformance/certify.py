@@ -6,6 +6,7 @@ which carry each clause's verdict in `user_properties`, into report lines.
 """
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import io
 import json
@@ -29,7 +30,8 @@ from .clauses import CLAUSES
 from .render import badge, junit_xml, summary_markdown
 from .report import VERDICTS, ClauseResult, Header, Report
 from .targets import TargetError, load_strategy, load_wire
-from .settings import quirks_label
+from .settings import quirks_label, writable_folder
+from .shards import parse_shard
 from .wires import wire_for_strategy
 from .wires.quirks import parse_quirks
 
@@ -48,6 +50,8 @@ class Request:
     jobs: int | None = None
     clauses: tuple[str, ...] = ()  # narrow the run to these clause ids (all when empty)
     quirks: str = "all"  # none, all or quirk names separated by commas (docs/quirks.md)
+    shard: str | None = None  # "I/N": run shard I of N of the selected clauses
+    database: Path | None = None  # keep Hypothesis' example database in this folder
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -78,6 +82,16 @@ def check_request(request: Request) -> tuple[Any, Any]:
         parse_quirks(request.quirks)
     except ValueError as exc:
         raise UsageProblem(f"--quirks {request.quirks}: {exc}") from None
+    if request.shard is not None:
+        try:
+            parse_shard(request.shard)
+        except ValueError as exc:
+            raise UsageProblem(f"--shard {request.shard}: {exc}") from None
+    if request.database is not None:
+        try:
+            writable_folder(f"--database {request.database}", str(request.database), "for the example database")
+        except argparse.ArgumentTypeError as exc:
+            raise UsageProblem(str(exc)) from None
     if request.jobs and importlib.util.find_spec("xdist") is None:
         raise UsageProblem("--jobs needs pytest-xdist: pip install pytest-xdist")
     try:
@@ -147,10 +161,17 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         options.append(f"--mcs-quirks={quirks}")
     if request.wire:
         options.append(f"--mcs-wire={request.wire}")
+    if request.database is not None:
+        options.append(f"--mcs-database={request.database}")
+    selected = request.clauses or tuple(CLAUSES)
+    if request.shard is not None:
+        shard = parse_shard(request.shard)
+        options.append(f"--mcs-shard={shard}")
+        selected = shard.select(selected)
     collector = _Collector(progress, "pytest " + " ".join(options))
     if progress is not None:
-        count = len(request.clauses or CLAUSES)
-        progress.write(f"certifying {request.target} on wire {wire.name}: {count} clauses, "
+        share = f" (shard {request.shard})" if request.shard else ""
+        progress.write(f"certifying {request.target} on wire {wire.name}: {len(selected)} clauses{share}, "
                        f"profile {request.profile}, seed {request.seed}, quirks {quirks}\n")
     profile = hypothesis.settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:
@@ -169,7 +190,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         finally:  # the plugin loads its profile globally; leave the caller's as it was
             hypothesis.settings.load_profile(profile)
         seconds = time.perf_counter() - clock
-    if code not in (0, 1) or not collector.results:
+    if (code not in (0, 1) or not collector.results) and selected:  # a shard may hold no clause
         raise RuntimeError(f"the certification run ended with pytest exit status {code}:\n{output.getvalue()[-3000:]}")
     accepted = set(baseline or ())
     results = tuple(
@@ -182,6 +203,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         version=version("mcs-conformance"), python=platform.python_version(),
         hypothesis=hypothesis.__version__, platform=platform.platform(terse=True), baseline=baseline,
         clauses=tuple(request.clauses) or None, quirks=quirks,
+        shard=str(shard) if request.shard is not None else None,
     )
     return Report(header, results, seconds)
 

@@ -54,6 +54,7 @@ class Header:
     baseline: tuple[str, ...] | None = None
     clauses: tuple[str, ...] | None = None  # the clauses run when narrowed, None for all
     quirks: str = "all"  # the quirks the streams could hold: all, none or names (docs/quirks.md)
+    shard: str | None = None  # "I/N" on a shard's report (certify --shard), None on a whole run
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,8 @@ class Report:
         for key in ("baseline", "clauses"):
             if header[key] is not None:
                 header[key] = list(header[key])
+        if header["shard"] is None:  # only a shard's report says which one it is
+            del header["shard"]
         lines = [header]
         for result in self.results:
             line = {"kind": "clause", **{k: v for k, v in asdict(result).items() if v is not None}}

@@ -36,8 +36,12 @@ def wires_for(settings: McsSettings) -> list[Any]:
 
 
 def clause_items(session: pytest.Session, settings: McsSettings) -> list[ClauseItem]:
-    """Every (strategy, clause) pair, in catalogue order; `--mcs-clause` narrows the clauses."""
+    """Every (strategy, clause) pair, in catalogue order; `--mcs-clause` narrows the clauses,
+    then `--mcs-shard` takes its share of them."""
     chosen = [c for c in CLAUSES.values() if not settings.clauses or c.id in settings.clauses]
+    if settings.shard is not None:
+        share = settings.shard.select(c.id for c in chosen)
+        chosen = [c for c in chosen if c.id in share]
     items = []
     for loaded, wire in zip(settings.strategies, wires_for(settings)):
         for clause in chosen:

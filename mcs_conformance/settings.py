@@ -65,17 +65,35 @@ def _corpus_dir(value: str) -> Path:
     return path
 
 
-def _save_dir(value: str) -> Path:
-    """Where failures are saved: a folder, or a path where one can be made (made when needed)."""
-    option = f"--mcs-save-failures={value}"
+def writable_folder(option: str, value: str, purpose: str) -> Path:
+    """A folder, or a path where one can be made (made when needed); absolute."""
     if not value.strip():
-        raise argparse.ArgumentTypeError(f"{option}: expected a folder to save failing streams into")
+        raise argparse.ArgumentTypeError(f"{option}: expected a folder {purpose}")
     path = Path(value).absolute()
     existing = next(p for p in (path, *path.parents) if p.exists())
     if not existing.is_dir():
         where = "it is" if existing == path else f"{existing} is"
         raise argparse.ArgumentTypeError(f"{option}: {where} a file, not a folder")
     return path
+
+
+def _save_dir(value: str) -> Path:
+    """Where failures are saved."""
+    return writable_folder(f"--mcs-save-failures={value}", value, "to save failing streams into")
+
+
+def _database_dir(value: str) -> Path:
+    """Where Hypothesis keeps the examples it found (docs/profiles-and-reproducing.md)."""
+    return writable_folder(f"--mcs-database={value}", value, "for the example database")
+
+
+def _shard(value: str) -> Any:
+    from .shards import parse_shard
+
+    try:
+        return parse_shard(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--mcs-shard={value}: {exc}") from None
 
 
 def _quirks(value: str) -> frozenset | None:
@@ -122,6 +140,13 @@ def add_options(parser: pytest.Parser) -> None:
                     metavar="none|all|NAME,NAME",
                     help="real-server quirks the generated streams may hold (default: all; "
                          "none: each provider's own current shape; docs/quirks.md)")
+    group.addoption("--mcs-shard", dest="mcs_shard", default=None, type=_shard, metavar="I/N",
+                    help="run only shard I of N of the clauses (round robin over the sorted ids); "
+                         "`mcs-conformance merge` joins the shards' reports")
+    group.addoption("--mcs-database", dest="mcs_database", default=None, type=_database_dir,
+                    metavar="DIR",
+                    help="keep Hypothesis' example database in DIR: failures found once are "
+                         "replayed first on the next run (at every profile, ci included)")
 
 
 @dataclass(frozen=True)
@@ -138,6 +163,9 @@ class McsSettings:
     corpus: Path | None = None
     save_failures: Path | None = None  # absolute; what runs does not change, so no rerun option
     quirks: frozenset | None = None  # the quirks the generators may draw; None: all
+    shard: Any = None  # the `Shard` to run, None for every selected clause
+    database: Path | None = None  # absolute; Hypothesis' example database (--mcs-database)
+    database_spec: str | None = None  # the folder as typed, for the rerun command
 
     @property
     def quirks_label(self) -> str:
@@ -158,9 +186,13 @@ class McsSettings:
             parts.append(f"--mcs-clause={clause}")
         else:
             parts += [f"--mcs-clause={c}" for c in self.clauses]
+            if self.shard is not None:
+                parts.append(f"--mcs-shard={self.shard}")
         parts += [f"--mcs-profile={self.profile}", f"--mcs-seed={self.seed}"]
         if self.quirks is not None:
             parts.append(f"--mcs-quirks={self.quirks_label}")
+        if self.database_spec is not None:  # the saved failures replay first, as they did here
+            parts.append(f"--mcs-database={self.database_spec}")
         return " ".join(parts)
 
 
@@ -194,4 +226,7 @@ def resolve(config: pytest.Config) -> McsSettings:
         corpus=config.getoption("mcs_corpus"),
         save_failures=config.getoption("mcs_save_failures"),
         quirks=config.getoption("mcs_quirks"),
+        shard=config.getoption("mcs_shard"),
+        database=config.getoption("mcs_database"),
+        database_spec=_raw_option(config, "--mcs-database"),
     )
