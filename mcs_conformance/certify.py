@@ -30,7 +30,8 @@ from .clauses import CLAUSES
 from .render import badge, junit_xml, summary_markdown
 from .report import VERDICTS, ClauseResult, Header, Report
 from .targets import TargetError, load_strategy, load_wire
-from .settings import quirks_label, writable_folder
+from .database import example_database
+from .settings import quirks_label
 from .shards import parse_shard
 from .wires import wire_for_strategy
 from .wires.quirks import parse_quirks
@@ -51,7 +52,7 @@ class Request:
     clauses: tuple[str, ...] = ()  # narrow the run to these clause ids (all when empty)
     quirks: str = "all"  # none, all or quirk names separated by commas (docs/quirks.md)
     shard: str | None = None  # "I/N": run shard I of N of the selected clauses
-    database: Path | None = None  # keep Hypothesis' example database in this folder
+    database: str | None = None  # Hypothesis' example database: a folder, or pkg.module:OBJ
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -89,7 +90,7 @@ def check_request(request: Request) -> tuple[Any, Any]:
             raise UsageProblem(f"--shard {request.shard}: {exc}") from None
     if request.database is not None:
         try:
-            writable_folder(f"--database {request.database}", str(request.database), "for the example database")
+            example_database(request.database, f"--database {request.database}")
         except argparse.ArgumentTypeError as exc:
             raise UsageProblem(str(exc)) from None
     if request.jobs and importlib.util.find_spec("xdist") is None:

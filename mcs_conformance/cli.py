@@ -37,8 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="run only this clause (repeatable); the report records the narrowing")
     certify.add_argument("--shard", metavar="I/N",
                          help="run shard I of N of the clauses; `merge` joins the shards' reports")
-    certify.add_argument("--database", type=Path, metavar="DIR",
-                         help="keep Hypothesis' example database in DIR: failures found once replay first")
+    certify.add_argument("--database", metavar="DIR|PKG:OBJ",
+                         help="keep Hypothesis' example database in DIR (or use the ExampleDatabase "
+                              "PKG:OBJ): failures found once replay first")
 
     merge = commands.add_parser(
         "merge", help="merge the report folders of certify --shard runs into one report",

@@ -82,9 +82,11 @@ def _save_dir(value: str) -> Path:
     return writable_folder(f"--mcs-save-failures={value}", value, "to save failing streams into")
 
 
-def _database_dir(value: str) -> Path:
+def _database(value: str) -> Any:
     """Where Hypothesis keeps the examples it found (docs/profiles-and-reproducing.md)."""
-    return writable_folder(f"--mcs-database={value}", value, "for the example database")
+    from .database import example_database
+
+    return example_database(value, f"--mcs-database={value}")
 
 
 def _shard(value: str) -> Any:
@@ -143,10 +145,11 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--mcs-shard", dest="mcs_shard", default=None, type=_shard, metavar="I/N",
                     help="run only shard I of N of the clauses (round robin over the sorted ids); "
                          "`mcs-conformance merge` joins the shards' reports")
-    group.addoption("--mcs-database", dest="mcs_database", default=None, type=_database_dir,
-                    metavar="DIR",
-                    help="keep Hypothesis' example database in DIR: failures found once are "
-                         "replayed first on the next run (at every profile, ci included)")
+    group.addoption("--mcs-database", dest="mcs_database", default=None, type=_database,
+                    metavar="DIR|PKG:OBJ",
+                    help="keep Hypothesis' example database in DIR (or use the ExampleDatabase "
+                         "PKG:OBJ): failures found once are replayed first on the next run "
+                         "(at every profile, ci included)")
 
 
 @dataclass(frozen=True)
@@ -164,8 +167,8 @@ class McsSettings:
     save_failures: Path | None = None  # absolute; what runs does not change, so no rerun option
     quirks: frozenset | None = None  # the quirks the generators may draw; None: all
     shard: Any = None  # the `Shard` to run, None for every selected clause
-    database: Path | None = None  # absolute; Hypothesis' example database (--mcs-database)
-    database_spec: str | None = None  # the folder as typed, for the rerun command
+    database: Any = None  # Hypothesis' example database (--mcs-database), None for none
+    database_spec: str | None = None  # the option's value as typed, for the rerun command
 
     @property
     def quirks_label(self) -> str:

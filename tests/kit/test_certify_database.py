@@ -1,6 +1,6 @@
-"""`certify --database DIR` (the plugin's `--mcs-database=DIR`): a failure found once is replayed
-first on the next run, at the dev profile and at the derandomized ci profile alike; without a
-database the kit writes none and every run starts afresh.
+"""`certify --database DIR|PKG:OBJ` (the plugin's `--mcs-database`): a failure found once is
+replayed first on the next run, at the dev profile and at the derandomized ci profile alike;
+without a database the kit writes none and every run starts afresh.
 
 A broken strategy records every stream it is fed, so a test sees which stream came first.
 """
@@ -42,8 +42,9 @@ def certify(tmp_path, monkeypatch):
     monkeypatch.delitem(sys.modules, "recording", raising=False)
     import recording
 
-    def certify_once(profile: str, database: Path | None):
+    def certify_once(profile: str, database: Path | str | None):
         recording.FED.clear()
+        database = None if database is None else str(database)
         report = run(Request(target="recording:Recording", profile=profile, seed=7,
                              clauses=("reassembly.round-trip",), database=database))
         return report.results[0], list(recording.FED)
@@ -77,3 +78,29 @@ def test_a_database_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
     lines = capsys.readouterr().err.splitlines()
     assert lines == [f"mcs-conformance certify: error: --database {tmp_path / 'file'}: it is a file, not a folder"]
     assert not out.exists()
+
+
+def test_a_database_object_is_used_as_given(certify, tmp_path):
+    (tmp_path / "shared_examples.py").write_text(
+        "from hypothesis.database import DirectoryBasedExampleDatabase\n"
+        f"EXAMPLES = DirectoryBasedExampleDatabase({str(tmp_path / 'kept')!r})\n")
+    found, _ = certify("dev", "shared_examples:EXAMPLES")
+    assert any((tmp_path / "kept").iterdir())
+    replayed, fed = certify("dev", "shared_examples:EXAMPLES")
+    assert fed[0] == found.counterexample["chunks"]
+    assert replayed.reproduce.endswith("--mcs-database=shared_examples:EXAMPLES")
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("mcs_reference:OpenAIChatStrategy", "a class, not a Hypothesis example database instance"),
+    ("mcs_reference:__name__", "a str object, not a Hypothesis example database instance"),
+    ("no_such_module_zq:EXAMPLES", "cannot import module 'no_such_module_zq'"),
+    ("mcs_reference:NO_SUCH", "has no attribute 'NO_SUCH'"),
+])
+def test_a_bad_database_object_is_one_line_and_exit_2(tmp_path, capsys, spec, says):
+    out = tmp_path / "never"
+    assert main(["certify", "mcs_reference:OpenAIChatStrategy", "--database", spec,
+                 "--profile", "dev", "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"mcs-conformance certify: error: --database {spec}: ")
+    assert says in lines[0] and not out.exists()
