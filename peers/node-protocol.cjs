@@ -1,0 +1,142 @@
+'use strict';
+/**
+ * Harness protocol v1 for the Node peers (stdlib only): JSON lines on stdin/stdout.
+ *
+ * Each peer's harness.cjs calls `serve(__dirname, run)`, where `run(wire, baseUrl)` makes one
+ * streaming request with the peer's library and resolves to an outcome. This module answers
+ * `start` from the peer's peer.json and the installed library's own package.json, runs one
+ * request at a time in order, turns anything the library throws into `outcome.error`, and
+ * exits 0 on `stop` or at the end of stdin. Logs go to stderr, never to stdout.
+ */
+const fs = require('fs');
+const path = require('path');
+const readline = require('readline');
+
+const PROTOCOL_VERSION = 1;
+
+/** The version in the package.json of `name` as `require` finds it (NODE_PATH included). */
+function installedVersion(name) {
+  let dir = path.dirname(require.resolve(name));
+  for (;;) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
+      if (pkg.name === name) return pkg.version;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) {
+      throw new Error(`no package.json named ${name} above ${require.resolve(name)}`);
+    }
+    dir = parent;
+  }
+}
+
+/** The peer's description from peer.json, with the versions it runs. */
+function implementation(peerDir, version) {
+  const peer = JSON.parse(fs.readFileSync(path.join(peerDir, 'peer.json'), 'utf8'));
+  return {name: peer.name, language: peer.language, version, homepage: peer.homepage,
+    wires: peer.wires};
+}
+
+/** `Type: message` for anything thrown (a library's own error classes keep their names). */
+function errorText(err) {
+  if (err instanceof Error || (err && typeof err === 'object' && 'message' in err)) {
+    const type = (err.constructor && err.constructor.name !== 'Object' && err.constructor.name)
+      || err.name || 'Error';
+    return `${type}: ${err.message}`;
+  }
+  return `thrown: ${String(err)}`;
+}
+
+/** The outcome of a run that ended in `err` before any result existed. */
+function failed(err) {
+  return {calls: [], text: '', message: null, error: errorText(err)};
+}
+
+/** `arguments` as the outcome holds it: the parsed JSON object, else the raw string. */
+function argumentsOf(raw) {
+  if (typeof raw !== 'string') return raw;
+  try {
+    const value = JSON.parse(raw);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value;
+  } catch (err) {
+    // not JSON: the outcome keeps the raw string
+  }
+  return raw;
+}
+
+/** `base` (a case URL, with or without a trailing slash) with `suffix` appended. */
+function joinUrl(base, suffix) {
+  return base.replace(/\/+$/, '') + '/' + suffix.replace(/^\/+/, '');
+}
+
+/** A plain JSON copy of a library object (drops undefined and non-enumerable fields). */
+function plain(value) {
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+}
+
+function send(stream, value) {
+  stream.write(JSON.stringify(value) + '\n');
+}
+
+/**
+ * Answer protocol v1 on stdin/stdout. `library` names the package whose version the peer
+ * reports (or is a function returning that version string); `run(wire, baseUrl)` resolves
+ * to an outcome.
+ */
+function serve(peerDir, library, run, {input = process.stdin, output = process.stdout} = {}) {
+  const lines = readline.createInterface({input, crlfDelay: Infinity});
+  let queue = Promise.resolve();
+  let wires = null;
+  const handle = async (line) => {
+    if (!line.trim()) return;
+    let request;
+    try {
+      request = JSON.parse(line);
+    } catch (err) {
+      process.stderr.write(`harness: ignoring a line that is not JSON: ${line.slice(0, 80)}\n`);
+      return;
+    }
+    if (request.cmd === 'start') {
+      if (request.version !== PROTOCOL_VERSION) {
+        process.stderr.write(`harness: protocol version ${request.version} asked, ` +
+          `this harness speaks ${PROTOCOL_VERSION}\n`);
+      }
+      const version = typeof library === 'function' ? library() : installedVersion(library);
+      const impl = implementation(peerDir, version);
+      wires = impl.wires;
+      send(output, {ready: true, version: PROTOCOL_VERSION, implementation: impl});
+    } else if (request.cmd === 'run') {
+      let outcome;
+      if (wires !== null && !wires.includes(request.wire)) {
+        outcome = failed(new Error(`wire ${request.wire} is not one of ${wires.join(', ')}`));
+      } else {
+        try {
+          outcome = await run(request.wire, request.base_url);
+        } catch (err) {
+          outcome = failed(err);
+        }
+      }
+      send(output, {seq: request.seq, outcome});
+    } else if (request.cmd === 'stop') {
+      output.write('', () => process.exit(0));
+    } else {
+      process.stderr.write(`harness: unknown cmd ${JSON.stringify(request.cmd)} ignored\n`);
+    }
+  };
+  lines.on('line', (line) => {
+    queue = queue.then(() => handle(line)).catch((err) => {
+      process.stderr.write(`harness: ${errorText(err)}\n`);
+    });
+  });
+  // A library's stray rejection (a promise nobody awaited) is logged, never fatal: the
+  // outcome of the run it belongs to already says what the awaited call returned.
+  process.on('unhandledRejection', (err) => {
+    process.stderr.write(`harness: unhandled rejection ${errorText(err)}\n`);
+  });
+  lines.on('close', () => {
+    queue.then(() => process.exit(0));
+  });
+}
+
+module.exports = {serve, failed, errorText, argumentsOf, joinUrl, plain, installedVersion};
