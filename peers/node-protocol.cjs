@@ -14,9 +14,36 @@ const readline = require('readline');
 
 const PROTOCOL_VERSION = 1;
 
-/** The version in the package.json of `name` as `require` finds it (NODE_PATH included). */
-function installedVersion(name) {
-  let dir = path.dirname(require.resolve(name));
+/**
+ * Where `name` resolves for the peer in `peerDir`: through NODE_PATH when it is set there,
+ * else in the peer's own environment `.peers/<peer>/node_modules` at the repository root,
+ * so that `node peers/<peer>/harness.cjs` runs from any directory.
+ */
+function resolvePeer(peerDir, name) {
+  try {
+    return require.resolve(name);
+  } catch (err) {
+    if (err.code !== 'MODULE_NOT_FOUND') throw err;
+  }
+  const env = path.resolve(peerDir, '..', '..', '.peers', path.basename(peerDir));
+  try {
+    return require.resolve(name, {paths: [env]});
+  } catch (err) {
+    if (err.code !== 'MODULE_NOT_FOUND') throw err;
+    throw new Error(`${path.basename(peerDir)}: cannot find ${name} on NODE_PATH nor in ` +
+      `${env}/node_modules (install it: copy package.json and package-lock.json there, ` +
+      'then run npm ci in it)');
+  }
+}
+
+/** The peer's library `name`, loaded as its users load it (`require`). */
+function requirePeer(peerDir, name) {
+  return require(resolvePeer(peerDir, name));
+}
+
+/** The version in the package.json of `name` as the peer resolves it. */
+function installedVersion(peerDir, name) {
+  let dir = path.dirname(resolvePeer(peerDir, name));
   for (;;) {
     const file = path.join(dir, 'package.json');
     if (fs.existsSync(file)) {
@@ -25,7 +52,7 @@ function installedVersion(name) {
     }
     const parent = path.dirname(dir);
     if (parent === dir) {
-      throw new Error(`no package.json named ${name} above ${require.resolve(name)}`);
+      throw new Error(`no package.json named ${name} above ${resolvePeer(peerDir, name)}`);
     }
     dir = parent;
   }
@@ -53,9 +80,13 @@ function failed(err) {
   return {calls: [], text: '', message: null, error: errorText(err)};
 }
 
-/** `arguments` as the outcome holds it: the parsed JSON object, else the raw string. */
+/**
+ * `arguments` text as the outcome holds it: the parsed JSON object, else the raw string.
+ * An empty text is `{}`, as the wires define it (a call of a tool without parameters).
+ */
 function argumentsOf(raw) {
   if (typeof raw !== 'string') return raw;
+  if (raw === '') return {};
   try {
     const value = JSON.parse(raw);
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value;
@@ -75,8 +106,30 @@ function plain(value) {
   return value === undefined ? null : JSON.parse(JSON.stringify(value));
 }
 
+/**
+ * JSON text of `value` in which every number reads back as the same double. JSON.stringify
+ * writes an integral double beyond 2**53 as integer digits (55812683738028900), which a
+ * Python reader takes for an exact int that differs from the double the arguments held
+ * (55812683738028896.0); such a number is written in exponent form instead.
+ */
+function toJson(value) {
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? value.toExponential()
+      : JSON.stringify(value);
+  }
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (typeof value.toJSON === 'function') return toJson(value.toJSON());
+  const kept = (item) => item !== undefined && typeof item !== 'function' &&
+    typeof item !== 'symbol';
+  if (Array.isArray(value)) {
+    return '[' + value.map((item) => (kept(item) ? toJson(item) : 'null')).join(',') + ']';
+  }
+  return '{' + Object.entries(value).filter(([, item]) => kept(item))
+    .map(([key, item]) => JSON.stringify(key) + ':' + toJson(item)).join(',') + '}';
+}
+
 function send(stream, value) {
-  stream.write(JSON.stringify(value) + '\n');
+  stream.write(toJson(value) + '\n');
 }
 
 /**
@@ -102,7 +155,8 @@ function serve(peerDir, library, run, {input = process.stdin, output = process.s
         process.stderr.write(`harness: protocol version ${request.version} asked, ` +
           `this harness speaks ${PROTOCOL_VERSION}\n`);
       }
-      const version = typeof library === 'function' ? library() : installedVersion(library);
+      const version = typeof library === 'function' ? library()
+        : installedVersion(peerDir, library);
       const impl = implementation(peerDir, version);
       wires = impl.wires;
       send(output, {ready: true, version: PROTOCOL_VERSION, implementation: impl});
@@ -139,4 +193,5 @@ function serve(peerDir, library, run, {input = process.stdin, output = process.s
   });
 }
 
-module.exports = {serve, failed, errorText, argumentsOf, joinUrl, plain, installedVersion};
+module.exports = {serve, toJson, failed, errorText, argumentsOf, joinUrl, plain, installedVersion,
+  requirePeer};

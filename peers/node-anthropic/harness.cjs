@@ -3,8 +3,9 @@
  * node-anthropic: `@anthropic-ai/sdk`'s `client.messages.stream(...)` then `finalMessage()`,
  * as its README shows. The SDK appends `/v1/messages` to the base URL itself.
  */
-const Anthropic = require('@anthropic-ai/sdk');
-const {serve, plain} = require('../node-protocol.cjs');
+const {serve, plain, requirePeer} = require('../node-protocol.cjs');
+
+const Anthropic = requirePeer(__dirname, '@anthropic-ai/sdk');
 
 // A tool declared so that the request allows tool use; the stream helper does not check
 // the names the model calls against it.

@@ -6,8 +6,9 @@
  * openai-responses: `client.responses.stream(...)` then `finalResponse()`.
  * The base URL gets `/v1` appended, as for any self-hosted OpenAI-compatible server.
  */
-const OpenAI = require('openai');
-const {serve, argumentsOf, joinUrl, plain} = require('../node-protocol.cjs');
+const {serve, argumentsOf, joinUrl, plain, requirePeer} = require('../node-protocol.cjs');
+
+const OpenAI = requirePeer(__dirname, 'openai');
 
 const PROMPT = 'Call the tool.';
 // A tool declared so that the request allows tool calls; the helpers do not check the
