@@ -81,19 +81,31 @@ function failed(err) {
 }
 
 /**
- * `arguments` text as the outcome holds it: the parsed JSON object, else the raw string.
- * An empty text is `{}`, as the wires define it (a call of a tool without parameters).
+ * JSON text that goes into the reply line as it is. Arguments a library hands over as text
+ * are written as their own text, not parsed and written again: JSON.parse would turn 1.0
+ * into 1 and round integers beyond 2**53, numbers the library never produced.
+ */
+class RawJson {
+  constructor(text) {
+    this.text = text.replace(/[\r\n]/g, ' '); // JSON strings hold no raw line breaks
+  }
+}
+
+/**
+ * `arguments` text as the outcome holds it: the JSON object (its own text), else the raw
+ * string. An empty text is `{}`, as the wires define it (a tool without parameters).
  */
 function argumentsOf(raw) {
   if (typeof raw !== 'string') return raw;
   if (raw === '') return {};
+  let value;
   try {
-    const value = JSON.parse(raw);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value;
+    value = JSON.parse(raw);
   } catch (err) {
-    // not JSON: the outcome keeps the raw string
+    return raw; // not JSON: the outcome keeps the raw string
   }
-  return raw;
+  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+  return isObject ? new RawJson(raw) : raw;
 }
 
 /** `base` (a case URL, with or without a trailing slash) with `suffix` appended. */
@@ -110,9 +122,11 @@ function plain(value) {
  * JSON text of `value` in which every number reads back as the same double. JSON.stringify
  * writes an integral double beyond 2**53 as integer digits (55812683738028900), which a
  * Python reader takes for an exact int that differs from the double the arguments held
- * (55812683738028896.0); such a number is written in exponent form instead.
+ * (55812683738028896.0); such a number is written in exponent form instead. `RawJson`
+ * goes in as its own text.
  */
 function toJson(value) {
+  if (value instanceof RawJson) return value.text;
   if (typeof value === 'number') {
     return Number.isInteger(value) && !Number.isSafeInteger(value) ? value.toExponential()
       : JSON.stringify(value);
