@@ -103,3 +103,45 @@ def test_the_node_harness_findings_on_recorded_streams(node_harness, server, nam
     assert truth["calls"] or truth["text"]  # the reference gets the content ...
     assert truth["error"] is None
     assert (outcome["calls"], outcome["error"]) == NODE_FINDINGS[name]  # ... the package loses it
+
+
+# -- certified through `mcs-conformance certify --harness` ---------------------------------
+def certify(tmp_path: Path, harness: str, *options: str) -> tuple[int, dict, dict]:
+    """Certify a harness on openai-chat at `dev`, seed 0: exit status, header, verdicts."""
+    out = tmp_path / "report"
+    done = subprocess.run(
+        [sys.executable, "-m", "mcs_conformance.cli", "certify", "--harness", harness,
+         "--wire", "openai-chat", "--profile", "dev", "--seed", "0", "--out", str(out), *options],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode in (0, 1), done.stderr
+    lines = [json.loads(line) for line in (out / "report.jsonl").read_text().splitlines()]
+    clauses = {line["clause"]: line for line in lines if line["kind"] == "clause"}
+    return done.returncode, lines[0], clauses
+
+
+def test_the_python_harness_is_certified(tmp_path):
+    status, header, clauses = certify(tmp_path, PYTHON_HARNESS)
+    assert status == 0
+    assert header["implementation"]["name"] == "mcs_reference"
+    assert {c: line["verdict"] for c, line in clauses.items()} == dict.fromkeys(clauses, "passed")
+    assert len(clauses) == 9
+
+
+NODE_VERDICTS = {  # openai 6.49.0 on openai-chat, dev profile, seed 0, every quirk
+    "client.calls": "failed", "client.text": "failed", "client.message": "failed",
+    "client.byte-cuts": "passed", "client.no-phantom": "passed", "client.malformed": "passed",
+    "client.provider-error": "passed", "client.truncated": "passed", "client.http-error": "passed",
+}
+
+
+def test_the_node_harness_verdicts_are_the_packages_own(node_harness, tmp_path):
+    status, header, clauses = certify(tmp_path, node_harness, "--baseline",
+                                      str(NODE_DIR / "baseline.json"))
+    assert header["implementation"]["version"] == OPENAI_NPM
+    assert {c: line["verdict"] for c, line in clauses.items()} == NODE_VERDICTS
+    assert status == 0  # harnesses/node-openai/baseline.json lists exactly these failures
+    # each failure is one of the findings in harnesses/README.md, named by its quirk
+    assert clauses["client.calls"]["counterexample"]["quirks"] in (["no-index"], ["split-id-then-name"])
+    assert clauses["client.text"]["counterexample"]["quirks"] in (["no-finish-reason"], ["split-id-then-name"])
+    assert clauses["client.message"]["counterexample"]["quirks"] == []  # OpenAI's own shape
+    assert "message.content: expected '', got None" in clauses["client.message"]["reason"]
