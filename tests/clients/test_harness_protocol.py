@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import threading
@@ -211,3 +212,38 @@ def test_the_kits_lines_and_a_good_reply_fit_the_schemas():
     assert schema_errors({"seq": 1, "outcome": {"calls": [], "text": "", "message": None, "error": None},
                           "extra": 1}, "result") == [
         "<root>: Additional properties are not allowed ('extra' was unexpected)"]
+
+
+CRASHING = textwrap.dedent('''
+    import json, sys
+    from mcs_conformance.clients.reference_client import reference_client
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if msg["cmd"] == "start":
+            print(json.dumps({"ready": True, "version": 1, "implementation": {
+                "name": "crashes-from-seq-3", "language": "python", "version": "1",
+                "homepage": "", "wires": ["openai-chat"]}}), flush=True)
+        elif msg["cmd"] == "run":
+            if msg["seq"] >= 3:
+                sys.exit("crashed on purpose")
+            outcome = reference_client(msg["base_url"], msg["wire"])
+            print(json.dumps({"seq": msg["seq"], "outcome": outcome}), flush=True)
+        else:
+            break
+''')
+
+
+def test_a_harness_that_crashes_errors_the_clause_in_a_certification(tmp_path):
+    """Never a pass: a crash is not the library reporting an error."""
+    (tmp_path / "crashing.py").write_text(CRASHING)
+    out = tmp_path / "report"
+    done = subprocess.run(
+        [sys.executable, "-m", "mcs_conformance.cli", "certify", "--harness",
+         f"{sys.executable} {tmp_path / 'crashing.py'}", "--wire", "openai-chat",
+         "--clause", "client.provider-error", "--profile", "dev", "--seed", "0", "--out", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    clause = [json.loads(line) for line in (out / "report.jsonl").read_text().splitlines()][1]
+    assert clause["verdict"] == "errored"
+    assert "HarnessCaseError" in clause["reason"]
+    assert "exited with status 1; its stderr ends: 'crashed on purpose'" in clause["reason"]
