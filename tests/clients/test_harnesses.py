@@ -6,10 +6,12 @@ certification: its findings are documented in harnesses/README.md.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,9 +35,11 @@ OPENAI_NPM = json.loads((NODE_DIR / "package.json").read_text())["dependencies"]
 def node_harness() -> str:
     """The Node harness command, its locked packages installed (`npm ci`) when missing."""
     assert shutil.which("node") and shutil.which("npm"), "node and npm are needed for the Node harness"
-    if not (NODE_DIR / "node_modules" / "openai").is_dir():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True,
-                       capture_output=True, timeout=300)
+    with open(Path(tempfile.gettempdir()) / "mcs-node-openai-npm-ci.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers: one installs, the others wait
+        if not (NODE_DIR / "node_modules" / "openai").is_dir():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True,
+                           capture_output=True, timeout=300)
     return NODE_HARNESS
 
 
