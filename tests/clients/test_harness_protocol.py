@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,8 @@ FAKE = textwrap.dedent('''
                 del outcome["text"]
             say({"seq": seq, "outcome": outcome})
         elif msg["cmd"] == "stop":
+            if mode == "stubborn":
+                time.sleep(60)
             sys.exit(0)
 ''')
 URL = "http://127.0.0.1:9/case/{}/"
@@ -163,6 +166,15 @@ def test_a_case_cut_short_from_outside_restarts_the_harness(fake, no_leaks):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_harness_that_ignores_stop_is_killed(fake, no_leaks):
+    client = harness_client(command(fake, "stubborn"), timeout=1)
+    pid = int(client.implementation["version"])
+    began = time.monotonic()
+    client.close()
+    assert gone(pid)
+    assert time.monotonic() - began < 5
 
 
 def test_a_harness_that_never_answers_start(fake, no_leaks):
