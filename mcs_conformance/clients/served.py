@@ -31,7 +31,7 @@ class Served:
     whole: Any = None
     complete: bool = True
     quirks: frozenset = frozenset()
-    case: Case | None = field(default=None, compare=False)
+    case: Case | None = field(default=None, compare=False, repr=False)
 
     @property
     def body(self) -> bytes:
