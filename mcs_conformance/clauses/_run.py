@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
+from ..database import consult_database
 from ._registry import Clause, Subject
 
 NATIVE_WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat")
@@ -62,6 +63,7 @@ def check_each(clause: Clause, subject: Subject, generator: st.SearchStrategy,
             raise
 
     run.hypothesis.inner_test._hypothesis_internal_add_digest = digest(clause, subject)
+    consult_database(run)  # --mcs-database: replay the failures saved by earlier runs first
     run()
 
 
