@@ -479,3 +479,23 @@ def test_quirks_of_reads_the_cut_from_the_events_alone():
     assert wire.quirks_of([head, tool, delta, *end("max_tokens")]) == {CUT}
     assert wire.quirks_of([head, tool, delta, stop, *end("max_tokens")]) == frozenset()
     assert wire.quirks_of([head, tool, delta, *end("tool_use")]) == frozenset()
+
+
+def test_every_anthropic_quirk_is_drawn():
+    from mcs_conformance.wires.quirks import quirk_names
+    assert wire.QUIRKS == quirk_names(wire.NAME)
+
+
+@SOME
+@given(cut_cases())
+def test_history_lossless_takes_any_object_for_a_cut_input(case):
+    from mcs_conformance.clauses.history import _anthropic
+    from mcs_reference import ToolCallRecord
+    strategy = AnthropicMessagesStrategy()
+    records = [ToolCallRecord(c.name, c.arguments, error=c.error, tool_call_id=c.id)
+               for c in case.calls]
+    history = strategy.result_messages(copy.deepcopy(case.message), records)
+    assert history[0]["content"][-1]["input"] == {}  # a request's input is an object
+    assert _anthropic(case, history) is None
+    history[0]["content"].pop()  # the cut call dropped from the turn
+    assert _anthropic(case, history) is not None
