@@ -139,6 +139,13 @@ def _anthropic(case: Any, history: list) -> str | None:
         content = [{"type": "text", "text": content}]
     expected = [_anthropic_view(b) for b in case.message["content"] if _not_empty_text(b)]
     got = [_anthropic_view(b) for b in content or [] if _not_empty_text(b)]
+    for want, have in zip(expected, got):
+        # a tool_use cut by max_tokens keeps its unfinished JSON as text, which a request
+        # cannot hold (its input is an object): any object goes back in its place
+        if (isinstance(want, dict) and want["type"] == "tool_use"
+                and isinstance(want["input"], str) and isinstance(have, dict)
+                and have["type"] == "tool_use" and isinstance(have["input"], dict)):
+            have["input"] = want["input"]
     found = first_difference(expected, got, "assistant turn.content")
     if found:
         return found

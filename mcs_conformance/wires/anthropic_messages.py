@@ -5,7 +5,9 @@ A stream is `message_start` (empty content, input usage), then per content block
 cumulative usage, which replaces) and `message_stop`, with `ping`s between any two events.
 The quirks of real streams are drawn too: a first `partial_json` of `""`, `{}` sent as `""`,
 a `tool_use` given whole at its start with no deltas, empty deltas, the signature in one
-`signature_delta`, usage counters that only `message_delta` carries.
+`signature_delta`, usage counters that only `message_delta` carries, and a last `tool_use`
+cut by `max_tokens` (its JSON unfinished, its `content_block_stop` never sent): the truth is
+then what a stream of it assembles, its `input` the unfinished text and its call an error.
 
 Provider-run blocks are drawn beside the client's `tool_use` calls: `server_tool_use` and
 its `*_tool_result` (web search, web fetch, code execution, tool search), `container_upload`,
@@ -21,11 +23,11 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from mcs_reference.calls import ExtractedCall
+from mcs_reference.calls import ExtractedCall, call_from_object
 
 from . import provider_errors
 from ._anthropic_server import citations, server_ids, server_segments
-from .quirks import allowed_quirks
+from .quirks import allowed_quirks, maybe
 from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
 from ._content import BASE62, PLACES, arguments, dump, interleave, opaque, positions, prose
 from ._content import token, tool_names
@@ -52,7 +54,9 @@ QUIRKS = frozenset({
     "whole-input-at-start",     # a tool_use given whole at content_block_start, no deltas
     "prefilled-message-start",  # message_start already holds the content, then message_stop
     "empty-thinking-delta",     # a thinking_delta of ""
+    "max-tokens-open-call",     # the last tool_use cut by max_tokens: no content_block_stop
 })
+CUT = "max-tokens-open-call"
 
 
 @st.composite
@@ -232,11 +236,41 @@ def _usages(draw: Callable, final: dict) -> tuple[dict, dict]:
     return copy.deepcopy(start), copy.deepcopy(delta)
 
 
+def _cuttable(message: dict, streams: list) -> bool:
+    """Whether the last block is a `tool_use` streamed as `input_json_delta`s."""
+    return bool(streams) and message["content"][-1]["type"] == "tool_use" and any(
+        delta["type"] == "input_json_delta" for delta in streams[-1][1])
+
+
+@st.composite
+def _cut_by_max_tokens(draw: Callable, message: dict, streams: list) -> tuple[dict, list]:
+    """`message` and `streams` with the last `tool_use`'s JSON stopped at a drawn point
+    (a proper prefix of it, never a JSON object) and `stop_reason` `max_tokens`."""
+    start, deltas = streams[-1]
+    fragments = [delta["partial_json"] for delta in deltas]
+    text = "".join(fragments)
+    if not text:  # `{}` sent as "": the cut one sends its "{"
+        fragments, text = ["{}"], "{}"
+    cut = 1 + draw(positions(len(text) - 2))  # keeps the "{", never the last "}"
+    kept, length = [], 0
+    for fragment in fragments:
+        if length >= cut:
+            break
+        kept.append(fragment[:cut - length])
+        length += len(kept[-1])
+    message = {**message, "stop_reason": "max_tokens", "stop_sequence": None,
+               "content": [*message["content"][:-1],
+                           {**message["content"][-1], "input": text[:cut]}]}
+    deltas = [{"type": "input_json_delta", "partial_json": fragment} for fragment in kept]
+    return message, [*streams[:-1], (start, deltas)]
+
+
 @st.composite
 def _events(draw: Callable, message: dict, streams: list, pings: bool,
-            quirks: frozenset = QUIRKS) -> list[dict]:
+            quirks: frozenset = QUIRKS, cut: bool = False) -> list[dict]:
+    """The events that carry `message`; with `cut`, its last block is never stopped."""
     # a follow-up stream after programmatic calls: it ends in the calls it prefills
-    if (message["content"] and message["content"][-1]["type"] == "tool_use"
+    if (message["content"] and message["content"][-1]["type"] == "tool_use" and not cut
             and "prefilled-message-start" in quirks
             and draw(st.integers(0, 15)) == 7):
         # a follow-up stream (after programmatic tool calls): the whole message at once
@@ -252,7 +286,8 @@ def _events(draw: Callable, message: dict, streams: list, pings: bool,
     for index, (start, deltas) in enumerate(streams):
         events.append({"type": "content_block_start", "index": index, "content_block": start})
         events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
-        events.append({"type": "content_block_stop", "index": index})
+        if not (cut and index == len(streams) - 1):
+            events.append({"type": "content_block_stop", "index": index})
     stop = {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]}
     if "stop_details" in message:
         stop["stop_details"] = message["stop_details"]
@@ -282,6 +317,7 @@ def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, pings: bool =
 def quirks_of(chunks: list) -> frozenset:
     """The quirks (names of `QUIRKS`) that `chunks` hold, read from the events alone."""
     found = set()
+    open_calls = set()  # indexes of tool_use blocks started and not (yet) stopped
     if chunks and chunks[0].get("type") == "message_start" and chunks[0]["message"]["content"]:
         found.add("prefilled-message-start")
     for number, chunk in enumerate(chunks):
@@ -292,6 +328,12 @@ def quirks_of(chunks: list) -> frozenset:
             following = chunks[number + 1:number + 2]
             if following and following[0].get("type") == "content_block_stop":
                 found.add("whole-input-at-start")
+            open_calls.add(chunk["index"])
+        elif kind == "content_block_stop":
+            open_calls.discard(chunk["index"])
+        elif (kind == "message_delta" and open_calls
+              and chunk["delta"].get("stop_reason") == "max_tokens"):
+            found.add(CUT)
         elif kind == "content_block_delta" and chunk["delta"] == {"type": "thinking_delta",
                                                                   "thinking": ""}:
             found.add("empty-thinking-delta")
@@ -299,8 +341,9 @@ def quirks_of(chunks: list) -> frozenset:
 
 
 def _calls(blocks: list) -> list[ExtractedCall]:
-    """The client's calls: `tool_use` blocks (server tools ran on Anthropic's side)."""
-    return [ExtractedCall(b["name"], b["input"], b["id"]) for b in blocks
+    """The client's calls: `tool_use` blocks (server tools ran on Anthropic's side); an
+    `input` left as unfinished JSON text is an error call keeping that text."""
+    return [call_from_object(b["name"], b["input"], b["id"]) for b in blocks
             if b["type"] == "tool_use"]
 
 
@@ -318,11 +361,12 @@ def case_of(message: dict, chunks: list) -> Case:
 
 
 def _partial(message: dict, prefix: list) -> dict:
-    """The message the events of `prefix` assemble (`prefix` ends between blocks)."""
+    """The message the events of `prefix` assemble (`prefix` ends between blocks, or after
+    the `message_delta` that follows a block cut by `max_tokens`)."""
     head = copy.deepcopy(prefix[0]["message"])
-    stopped = sum(1 for chunk in prefix if chunk["type"] == "content_block_stop")
-    if stopped:
-        head["content"] = copy.deepcopy(message["content"][:stopped])
+    started = sum(1 for chunk in prefix if chunk["type"] == "content_block_start")
+    if started:
+        head["content"] = copy.deepcopy(message["content"][:started])
     for chunk in prefix:
         if chunk["type"] == "message_delta":
             head.update(copy.deepcopy(chunk["delta"]))
@@ -353,7 +397,10 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     event after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed."""
     allowed = _allowed(quirks)
     message, streams = draw(_content(min_calls, max_calls, (max_cuts, allowed), allowed))
-    chunks = draw(_events(message, streams, pings, allowed))
+    cut = _cuttable(message, streams) and maybe(draw, allowed, CUT, odds=10)
+    if cut:
+        message, streams = draw(_cut_by_max_tokens(message, streams))
+    chunks = draw(_events(message, streams, pings, allowed, cut))
     if errors:
         return draw(_error_case(message, chunks))
     return case_of(message, chunks)

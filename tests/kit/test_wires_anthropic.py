@@ -8,6 +8,7 @@ import pytest
 from anthropic.lib.streaming._messages import accumulate_event
 from anthropic.types import Message, RawMessageStreamEvent
 from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from pydantic import TypeAdapter
 
@@ -24,6 +25,18 @@ SHRINK = settings(MANY, max_examples=2000, derandomize=True,
 EVENT = TypeAdapter(RawMessageStreamEvent)
 CHUNK, MESSAGE, REQUEST = (f"anthropic-messages.{kind}.json"
                            for kind in ("chunk", "message", "request"))
+CUT = wire.CUT  # max-tokens-open-call
+
+
+def uncut(message):
+    """`message` as an API `Message` could hold it: a stream cut by `max_tokens` assembles a
+    `tool_use` whose `input` is the unfinished JSON text, which no `Message` holds; the rest
+    of the message must still fit."""
+    message = copy.deepcopy(message)
+    for block in message["content"]:
+        if block["type"] == "tool_use" and isinstance(block["input"], str):
+            block["input"] = {}
+    return message
 
 
 def non_pings(chunks):
@@ -60,7 +73,7 @@ def test_options_become_defaults(case):
 @MANY
 @given(wire.cases())
 def test_every_message_and_chunk_fits_its_schema(case):
-    assert schema.errors(case.message, MESSAGE) == []
+    assert schema.errors(uncut(case.message), MESSAGE) == []
     for chunk in case.chunks:
         assert schema.errors(chunk, CHUNK) == [], chunk
 
@@ -163,9 +176,14 @@ def check_blocks_rebuild_from_their_deltas(case):
     if "prefilled-message-start" in case.quirks:
         return
     events = non_pings(case.chunks)[1:-2]
-    for index, block in enumerate(case.message["content"]):
+    blocks = case.message["content"]
+    for index, block in enumerate(blocks):
         own = [e for e in events if e["index"] == index]
-        assert own[0]["type"] == "content_block_start" and own[-1]["type"] == "content_block_stop"
+        assert own[0]["type"] == "content_block_start"
+        if CUT in case.quirks and index == len(blocks) - 1:
+            check_cut_block(block, own)
+            continue
+        assert own[-1]["type"] == "content_block_stop"
         start, deltas = own[0]["content_block"], [e["delta"] for e in own[1:-1]]
         kind = block["type"]
         if kind == "text":
@@ -191,15 +209,34 @@ def check_blocks_rebuild_from_their_deltas(case):
                 assert start == block  # given whole, as calls from code execution are
 
 
+def check_cut_block(block, own):
+    """The last tool_use of a stream cut by max_tokens: deltas and no content_block_stop;
+    its `input` is their joined text, a proper prefix of a JSON object, not one itself."""
+    start, deltas = own[0]["content_block"], [e["delta"] for e in own[1:]]
+    assert block["type"] == "tool_use" and start == {**block, "input": {}}
+    assert deltas and all(d["type"] == "input_json_delta" for d in deltas)
+    text = "".join(d["partial_json"] for d in deltas)
+    assert text == block["input"] and text.startswith("{")
+    with pytest.raises(ValueError):
+        json.loads(text)
+
+
 def check_case_truth(case):
     blocks = case.message["content"]
     uses = [b for b in blocks if b["type"] == "tool_use"]
-    assert [(c.name, c.arguments, c.id) for c in case.calls] == [
-        (b["name"], b["input"], b["id"]) for b in uses]
-    assert all(c.error is None for c in case.calls)
+    assert [(c.name, c.id) for c in case.calls] == [(b["name"], b["id"]) for b in uses]
+    for call, block in zip(case.calls, uses):
+        if isinstance(block["input"], str):  # cut by max_tokens: an error call keeping the text
+            assert CUT in case.quirks and block is blocks[-1]
+            assert (call.arguments, call.raw_arguments) == ({}, block["input"]) and call.error
+        else:
+            assert call.arguments == block["input"] and call.error is None
     assert len({c.id for c in case.calls}) == len(case.calls)
     assert case.text == "".join(b["text"] for b in blocks if b["type"] == "text")
-    assert case.message["stop_reason"] == ("tool_use" if uses else case.message["stop_reason"])
+    if CUT in case.quirks:
+        assert (case.message["stop_reason"], case.message["stop_sequence"]) == ("max_tokens", None)
+    else:
+        assert case.message["stop_reason"] == ("tool_use" if uses else case.message["stop_reason"])
     servers = {b["id"]: b["name"] for b in blocks if b["type"] == "server_tool_use"}
     for block in blocks:  # every server tool result answers a server call before it
         if block["type"].endswith("_tool_result"):
@@ -251,8 +288,12 @@ def assert_same_as_sdk(rebuilt, message):
 
 
 @MANY
-@given(wire.cases())
+@given(wire.cases(quirks=wire.QUIRKS - {CUT}))
 def test_the_sdk_rebuilds_every_message_from_its_events(case):
+    # Not max-tokens-open-call: the SDK's accumulator parses the unfinished input JSON with
+    # jiter's partial mode (anthropic/lib/streaming/_messages.py, `accumulate_event`,
+    # `from_json(json_buf, partial_mode=True)`), so it holds the keys that were complete,
+    # where the truth keeps the text and reports an error call (mcs_reference `_parse_input`).
     Message.model_validate(case.message)
     assert_same_as_sdk(sdk_rebuild(case.chunks), case.message)
 
@@ -286,7 +327,8 @@ def _cut_call(case):
 
 
 def test_a_cut_argument_shrinks_to_two_pieces():
-    case = find(wire.cases(), lambda c: _cut_call(c) is not None, settings=SHRINK)
+    case = find(wire.cases(), lambda c: _cut_call(c) is not None and CUT not in c.quirks,
+                settings=SHRINK)
     index = _cut_call(case)
     fragments = [e["delta"]["partial_json"] for e in case.chunks
                  if e["type"] == "content_block_delta" and e["index"] == index]
@@ -333,7 +375,7 @@ def test_error_cases_end_in_an_error_event_the_reference_raises(case):
     assert case.chunks[case.error_at] == {"type": "error", "error": case.error}
     assert case.error_at == len(case.chunks) - 1
     assert all(c["type"] != "message_stop" for c in case.chunks)
-    Message.model_validate(case.message)  # what came before the error: not a whole message
+    Message.model_validate(uncut(case.message))  # what came before the error
     for chunk in case.chunks:
         assert schema.errors(chunk, CHUNK) == [], chunk
     strategy = AnthropicMessagesStrategy()
@@ -346,3 +388,114 @@ def test_error_cases_end_in_an_error_event_the_reference_raises(case):
     assert buffer.as_dict() == case.message
     assert strategy.extract(buffer.as_dict()) == case.calls
     assert strategy.content_text(buffer.as_dict()) == case.text
+
+
+# --- max-tokens-open-call: the last tool_use cut by max_tokens -----------------------------------
+
+ALL = wire.QUIRKS
+
+
+@st.composite
+def cut_cases(draw, errors=False):
+    """Cases whose last tool_use is cut (the wire draws it in 1 in 10 eligible cases): a
+    drawn message, with a streamed tool_use appended when it does not end in one."""
+    message, streams = draw(wire._content(0, 2, (8, ALL), ALL))
+    if not wire._cuttable(message, streams):
+        call = {**draw(wire._tool_uses(False)), "id": "toolu_01cut"}
+        stream = draw(wire._block_stream(call, 8, frozenset()))
+        message = {**message, "content": [*message["content"], call]}
+        streams = [*streams, stream]
+    assert wire._cuttable(message, streams)
+    message, streams = draw(wire._cut_by_max_tokens(message, streams))
+    chunks = draw(wire._events(message, streams, True, ALL, True))
+    return draw(wire._error_case(message, chunks)) if errors else wire.case_of(message, chunks)
+
+
+def test_the_cut_is_drawn_and_tagged_when_allowed():
+    case = find(wire.cases(quirks={CUT}), lambda c: CUT in c.quirks, settings=SHRINK)
+    assert case.quirks == {CUT}
+    assert [c["type"] for c in case.chunks] == [
+        "message_start", "content_block_start", "content_block_delta", "message_delta",
+        "message_stop"]
+    assert case.message["content"][0]["input"] == "{" and case.calls[0].error
+
+
+@SOME
+@given(wire.cases(quirks=ALL - {CUT}, min_calls=1))
+def test_the_cut_is_not_drawn_when_not_allowed(case):
+    assert CUT not in case.quirks and case.message["stop_reason"] == "tool_use"
+    stops = {c["index"] for c in case.chunks if c["type"] == "content_block_stop"}
+    starts = {c["index"] for c in case.chunks if c["type"] == "content_block_start"}
+    assert starts == stops
+
+
+@SOME
+@given(cut_cases())
+def test_a_cut_case_keeps_its_promises_and_the_reference_assembles_its_truth(case):
+    assert CUT in case.quirks == wire.quirks_of(case.chunks)
+    check_stream_shape(case)
+    check_blocks_rebuild_from_their_deltas(case)
+    check_case_truth(case)
+    for chunk in non_pings(case.chunks):
+        EVENT.validate_python(chunk)
+        assert schema.errors(chunk, CHUNK) == [], chunk
+    strategy = AnthropicMessagesStrategy()
+    buffer = LLMStreamBuffer([strategy])
+    shown = "".join(buffer.add(chunk) for chunk in copy.deepcopy(case.chunks))
+    assert buffer.as_dict() == case.message == case.response
+    assert strategy.extract(buffer.as_dict()) == case.calls
+    assert shown == case.text and buffer.is_done()
+
+
+@SOME
+@given(cut_cases(errors=True))
+def test_an_error_after_a_cut_keeps_the_cut_call(case):
+    from mcs_reference.errors import ProviderError
+    strategy = AnthropicMessagesStrategy()
+    buffer = LLMStreamBuffer([strategy])
+    for chunk in copy.deepcopy(case.chunks[:case.error_at]):
+        buffer.add(chunk)
+    with pytest.raises(ProviderError):
+        buffer.add(copy.deepcopy(case.chunks[case.error_at]))
+    assert buffer.as_dict() == case.message
+    assert strategy.extract(buffer.as_dict()) == case.calls
+
+
+def test_quirks_of_reads_the_cut_from_the_events_alone():
+    head = {"type": "message_start", "message": {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1}}}
+    tool = {"type": "content_block_start", "index": 0, "content_block": {
+        "type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}}
+    delta = {"type": "content_block_delta", "index": 0,
+             "delta": {"type": "input_json_delta", "partial_json": '{"a": '}}
+    stop = {"type": "content_block_stop", "index": 0}
+
+    def end(reason):
+        return [{"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None},
+                 "usage": {"output_tokens": 9}}, {"type": "message_stop"}]
+
+    assert wire.quirks_of([head, tool, delta, *end("max_tokens")]) == {CUT}
+    assert wire.quirks_of([head, tool, delta, stop, *end("max_tokens")]) == frozenset()
+    assert wire.quirks_of([head, tool, delta, *end("tool_use")]) == frozenset()
+
+
+def test_every_anthropic_quirk_is_drawn():
+    from mcs_conformance.wires.quirks import quirk_names
+    assert wire.QUIRKS == quirk_names(wire.NAME)
+
+
+@SOME
+@given(cut_cases())
+def test_history_lossless_takes_any_object_for_a_cut_input(case):
+    from mcs_conformance.clauses.history import _anthropic
+    from mcs_reference import ToolCallRecord
+    strategy = AnthropicMessagesStrategy()
+    records = [ToolCallRecord(c.name, c.arguments, error=c.error, tool_call_id=c.id)
+               for c in case.calls]
+    history = strategy.result_messages(copy.deepcopy(case.message), records)
+    assert history[0]["content"][-1]["input"] == {}  # a request's input is an object
+    assert _anthropic(case, history) is None
+    history[0]["content"].pop()  # the cut call dropped from the turn
+    assert _anthropic(case, history) is not None
