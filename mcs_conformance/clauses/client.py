@@ -52,7 +52,7 @@ def _completed(which: Any, served: Served, outcome: dict) -> None:
 
 def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
     """How the outcome's calls differ from the truth; an id is compared only where the
-    stream carries one."""
+    stream carries one, numbers as JSON numbers (by value as IEEE doubles)."""
     if len(got) != len(expected):
         return (f"{len(got)} call(s) {show([c['name'] for c in got])}, expected {len(expected)} "
                 f"{show([c['name'] for c in expected])}")
@@ -60,7 +60,7 @@ def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
         for key in ("name", "arguments", "id"):
             if key == "id" and want["id"] is None:
                 continue
-            if call[key] != want[key]:
+            if first_difference(want[key], call[key], json_numbers=True) is not None:
                 return f"call {index} {key} is {show(call[key])}, expected {show(want[key])}"
     return None
 
@@ -146,7 +146,7 @@ def message(subject: Subject) -> None:
                         "the one it assembled", served, outcome)
         if not has:
             return
-        found = first_difference(served.case.message, outcome["message"])
+        found = first_difference(served.case.message, outcome["message"], json_numbers=True)
         if found:
             raise _fail(message, f"the client's message differs from stream=false: {found}",
                         served, outcome)
