@@ -164,6 +164,8 @@ class ClauseItem(pytest.Item):
         hypothesis.core.global_force_seed = self.mcs.seed
         first = examples_run()
         try:
+            if self.runner is not None:  # a harness starts under its own start timeout
+                self.runner.start()
             with time_limit(self.mcs.timeout):
                 self.clause.check(subject)
         except ClauseFailure as failure:
