@@ -259,3 +259,17 @@ def test_a_harness_that_crashes_errors_the_clause_in_a_certification(tmp_path):
     assert clause["verdict"] == "errored"
     assert "HarnessCaseError" in clause["reason"]
     assert "exited with status 1; its stderr ends: 'crashed on purpose'" in clause["reason"]
+
+
+def test_a_harness_that_cannot_start_is_tried_once_per_run(fake, pytester):
+    """Four clauses, a harness that never answers start: one start timeout, not four."""
+    clauses = ["client.calls", "client.text", "client.http-error", "client.truncated"]
+    began = time.monotonic()
+    result = pytester.runpytest(f"--mcs-harness={command(fake, 'silent')}",
+                                "--mcs-wire=openai-chat", "--mcs-timeout=3", "-p", "no:randomly",
+                                *[f"--mcs-clause={c}" for c in clauses])
+    took = time.monotonic() - began
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) + outcomes.get("errors", 0) == 4, outcomes
+    assert took < 3 * 2, f"the run took {took:.1f} s: the start was retried"
+    result.stdout.fnmatch_lines(["*did not answer start*(the first start failed; not tried again)*"])

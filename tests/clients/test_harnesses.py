@@ -160,7 +160,8 @@ def test_the_node_harness_verdicts_are_the_packages_own(node_harness, tmp_path):
     assert {c: line["verdict"] for c, line in clauses.items()} == NODE_VERDICTS
     assert status == 0  # harnesses/node-openai/baseline.json lists exactly these failures
     # each failure is one of the findings in harnesses/README.md, named by its quirk
-    assert clauses["client.calls"]["counterexample"]["quirks"] in (["no-index"], ["split-id-then-name"])
+    assert clauses["client.calls"]["counterexample"]["quirks"] in (
+        ["no-index"], ["split-id-then-name"], ["no-finish-reason"])
     assert clauses["client.text"]["counterexample"]["quirks"] in (["no-finish-reason"], ["split-id-then-name"])
     assert clauses["client.message"]["counterexample"]["quirks"] == []  # OpenAI's own shape
     assert "message.content: expected '', got None" in clauses["client.message"]["reason"]

@@ -3,18 +3,23 @@ nothing left behind."""
 from __future__ import annotations
 
 import http.client
+import io
 import json
+import re
 import socket
 import threading
-import io
+from pathlib import Path
 
 import pytest
 
 from mcs_conformance.clients.serve import draw_served, serve
 from mcs_conformance.clients.served import Served, served_error, split_at
 from mcs_conformance.clients.server import ProviderServer
-from mcs_conformance.framing import frame_body
+from mcs_conformance.framing import BODY_QUIRKS_OF, frame_body
 from mcs_conformance.wires import Case
+from mcs_conformance.wires.quirks import BODY, quirk_names
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _case(wire: str, chunks: list, message: dict | None = None) -> Case:
@@ -132,3 +137,34 @@ def test_serve_refuses_bad_input_in_one_line(capsys, args, message):
     assert main(["serve", *args]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_data_padding_is_anthropics_recorded_shape():
+    """Spaces before each event's closing brace (`..."}     }`), one space after `data:`."""
+    chunks = [{"type": "message_start", "message": {"id": "m"}}, {"type": "ping"},
+              {"type": "message_stop"}]
+    body = frame_body("anthropic-messages", chunks, quirks=frozenset({"data-padding"})).decode()
+    data = [line for line in body.splitlines() if line.startswith("data:")]
+    assert len(data) == 3
+    for line, chunk in zip(data, chunks):
+        assert re.fullmatch(r'data: \{\S.*\S {1,15}\}', line), line
+        assert json.loads(line[len("data: "):]) == chunk
+
+
+BODY_QUIRKS_DOCUMENTED = {  # docs/quirks.md: the wires whose servers send each (or the SSE spec)
+    "openai-chat": {"sse-comments", "sorted-keys", "sse-crlf", "no-space-after-data"},
+    "openai-responses": {"data-before-event", "sorted-keys", "sse-crlf", "no-space-after-data"},
+    "anthropic-messages": {"data-padding", "sse-crlf", "no-space-after-data"},
+    "ollama-chat": set(),
+}
+
+
+def test_byte_level_quirks_go_only_to_wires_whose_servers_send_them():
+    assert {wire: set(names) for wire, names in BODY_QUIRKS_OF.items()} == BODY_QUIRKS_DOCUMENTED
+    assert set().union(*BODY_QUIRKS_OF.values()) == set(quirk_names(BODY))
+    table = (ROOT / "docs" / "quirks.md").read_text("utf-8").split(
+        "### Which wires' bodies get each byte-level quirk")[1]
+    for name in quirk_names(BODY):
+        row = next(line for line in table.splitlines() if line.startswith(f"| `{name}` |"))
+        applied = set(re.findall(r"`([a-z-]+)`", row.split("|")[2]))
+        assert applied == {w for w, names in BODY_QUIRKS_OF.items() if name in names}, row
