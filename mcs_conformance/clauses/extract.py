@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ..wires import pieces
+from ..wires._base import draw_pieces
 from ._registry import Subject, clause
 from ._run import (
     REWRITABLE, calls_difference, cases_with_calls, chain_with, check_each, copy_json, feed,
@@ -293,7 +294,7 @@ def _malformed_text(draw, codec) -> tuple:
     call_text = codec.encode([ExtractedCall(name, dict(_SENTINEL))]).replace(
         written, replacement, 1)
     content = f"{draw(plain_prose)}\n{call_text}\n{draw(plain_prose)}"
-    return content, name, label, draw(pieces(content))
+    return content, name, label, draw_pieces(draw, content)
 
 
 @st.composite
@@ -348,7 +349,7 @@ def _cut_by_max_tokens(draw, wire_) -> tuple:
                                         "input": {}}}]
     events += [{"type": "content_block_delta", "index": index,
                 "delta": {"type": "input_json_delta", "partial_json": part}}
-               for part in draw(pieces(cut))]
+               for part in draw_pieces(draw, cut)]
     events.append({"type": "message_delta",
                    "delta": {"stop_reason": "max_tokens", "stop_sequence": None},
                    "usage": {"output_tokens": 4096}})

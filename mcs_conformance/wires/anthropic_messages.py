@@ -26,7 +26,7 @@ from mcs_reference.calls import ExtractedCall
 from . import provider_errors
 from ._anthropic_server import citations, server_ids, server_segments
 from .quirks import allowed_quirks
-from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
+from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, draw_pieces
 from ._content import BASE62, PLACES, arguments, dump, interleave, opaque, positions, prose
 from ._content import token, tool_names
 
@@ -193,7 +193,7 @@ def _block_stream(draw: Callable, block: dict, max_cuts: int,
     if kind == "text":
         start = {"type": "text", "text": ""}
         deltas = [{"type": "text_delta", "text": part}
-                  for part in draw(pieces(block["text"], max_cuts=max_cuts))]
+                  for part in draw_pieces(draw, block["text"], max_cuts=max_cuts)]
         cited = block.get("citations", ())  # each citation before the text it supports
         places = sorted(draw(positions(len(deltas))) for _ in cited)
         for offset, (place, citation) in enumerate(zip(places, cited)):
@@ -203,13 +203,13 @@ def _block_stream(draw: Callable, block: dict, max_cuts: int,
         start = {"type": "thinking", "thinking": "", "signature": ""}
         empty = "empty-thinking-delta" in quirks
         deltas = [{"type": "thinking_delta", "thinking": part}
-                  for part in draw(pieces(block["thinking"], max_cuts=max_cuts)) if part or empty]
+                  for part in draw_pieces(draw, block["thinking"], max_cuts=max_cuts) if part or empty]
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
     elif kind in _CALL_KINDS and "tool_id" not in block.get("caller", {}) and not (
             "whole-input-at-start" in quirks and draw(st.booleans())):
         start = copy.deepcopy({**block, "input": {}})
         if block["input"]:
-            fragments = draw(pieces(dump(draw, block["input"]), max_cuts=max_cuts))
+            fragments = draw_pieces(draw, dump(draw, block["input"]), max_cuts=max_cuts)
             if draw(st.booleans()):
                 fragments.insert(0, "")
         else:

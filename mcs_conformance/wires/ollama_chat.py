@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
+from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, draw_pieces
 from ._content import arguments, prose, token, tool_names
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
@@ -150,10 +150,10 @@ def _chunks(draw: Callable, body: dict, max_cuts: int, allowed: frozenset,
     parts: list[dict] = []
     if message.get("thinking"):
         parts += [{"role": "assistant", "content": "", "thinking": piece}
-                  for piece in draw(pieces(message["thinking"], max_cuts=max_cuts,
-                                           allow_empty=False))]
+                  for piece in draw_pieces(draw, message["thinking"], max_cuts=max_cuts,
+                                           allow_empty=False)]
     parts += [{"role": "assistant", "content": piece}
-              for piece in draw(pieces(message["content"], max_cuts=max_cuts))]
+              for piece in draw_pieces(draw, message["content"], max_cuts=max_cuts)]
     for _ in range(draw(st.integers(0, 2))):
         parts.insert(draw(st.integers(0, len(parts))), {"role": "assistant", "content": ""})
     calls_in_final = bool(calls) and maybe(draw, allowed, "calls-in-done-chunk", 4)  # older

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall, call_from_json_text
 
-from ._base import Case, Wire, check_options, native_wire, pieces, NATIVE_OPTIONS
+from ._base import Case, Wire, check_options, native_wire, draw_pieces, NATIVE_OPTIONS
 from ._content import BASE62, arguments, prose, token, tool_names, unique_tokens
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
@@ -200,7 +200,7 @@ def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: froz
                 tags.add(style)
                 queue = [{"index": index, "id": call["id"], "type": "function"},
                          {"index": index, "function": {"name": name}}]
-            parts = draw(pieces(text, max_cuts=max_cuts))
+            parts = draw_pieces(draw, text, max_cuts=max_cuts)
             if empty:
                 parts.insert(draw(st.integers(0, len(parts))), "")
                 tags.add("empty-fragments")
@@ -260,12 +260,12 @@ def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozen
     reasoning = message.get("reasoning_content")
     if reasoning:
         deltas += [({"reasoning_content": part}, None)
-                   for part in draw(pieces(reasoning, max_cuts=max_cuts, allow_empty=False))]
+                   for part in draw_pieces(draw, reasoning, max_cuts=max_cuts, allow_empty=False)]
     if content:
         deltas += [({"content": part}, _logprobs(part) if with_logprobs else None)
-                   for part in draw(pieces(content, max_cuts=max_cuts))]
+                   for part in draw_pieces(draw, content, max_cuts=max_cuts)]
     if refusal:
-        deltas += [({"refusal": part}, None) for part in draw(pieces(refusal, max_cuts=max_cuts))]
+        deltas += [({"refusal": part}, None) for part in draw_pieces(draw, refusal, max_cuts=max_cuts)]
     deltas += [(delta, None) for delta in draw(_call_deltas(message.get("tool_calls") or [],
                                                             max_cuts, allowed, tags))]
     if message.get("annotations"):
