@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+from functools import lru_cache
 from typing import Any, Callable
 
 from hypothesis import strategies as st
@@ -69,8 +70,14 @@ COVERAGE = {
 }
 
 
+@lru_cache(maxsize=None)
+def _tool_calls(count: int, allowed: frozenset) -> st.SearchStrategy[tuple[list[dict], set]]:
+    """Built once per (count, quirks): Hypothesis validates a generator once, not per draw."""
+    return _drawn_tool_calls(count, allowed)
+
+
 @st.composite
-def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
+def _drawn_tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
     ids = unique_tokens(draw, count, "call_", BASE62, 24)
     calls, tags = [], set()
     for call_id in ids:
@@ -89,9 +96,15 @@ def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[di
 _SEPARATORS = st.sampled_from(((", ", ": "), (",", ":")))
 
 
+@lru_cache(maxsize=None)
+def _message_and_tags(min_calls: int, max_calls: int, allowed: frozenset) -> st.SearchStrategy:
+    """`(message, quirks)`; built once per options, like `_tool_calls`."""
+    return _drawn_message_and_tags(min_calls, max_calls, allowed)
+
+
 @st.composite
-def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
-                      allowed: frozenset) -> tuple[dict, set]:
+def _drawn_message_and_tags(draw: Callable, min_calls: int, max_calls: int,
+                            allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
     count = draw(st.integers(min_calls, max_calls))
     content: str | None = text
@@ -126,14 +139,18 @@ def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=N
     return draw(_message_and_tags(min_calls, max_calls, allowed_quirks(NAME, quirks)))[0]
 
 
+@lru_cache(maxsize=None)
+def _envelopes(allowed: frozenset) -> st.SearchStrategy[tuple[dict, bool]]:
+    """`(fields every chunk of one stream repeats, whether they are Snowflake's empty ones)`."""
+    return _drawn_envelopes(allowed)
+
+
 @st.composite
-def _envelopes(draw: Callable, allowed: frozenset, tags: set) -> dict:
-    """The fields every chunk of one stream repeats."""
+def _drawn_envelopes(draw: Callable, allowed: frozenset) -> tuple[dict, bool]:
     if maybe(draw, allowed, "empty-envelope", 6):  # Snowflake
-        tags.add("empty-envelope")
         return {"id": "", "object": "chat.completion.chunk", "created": 0,
                 "model": draw(st.sampled_from(MODELS)), "service_tier": "",
-                "system_fingerprint": ""}
+                "system_fingerprint": ""}, True
     env: dict[str, Any] = {
         "id": "chatcmpl-" + draw(token(BASE62, 29)),
         "object": "chat.completion.chunk",
@@ -144,11 +161,11 @@ def _envelopes(draw: Callable, allowed: frozenset, tags: set) -> dict:
         env["system_fingerprint"] = draw(st.one_of(st.none(), token(BASE62, 10).map("fp_".__add__)))
     if draw(st.booleans()):
         env["service_tier"] = "default"
-    return env
+    return env, False
 
 
 @st.composite
-def _usages(draw: Callable) -> dict:
+def _drawn_usages(draw: Callable) -> dict:
     prompt, completion = draw(st.integers(1, 100_000)), draw(st.integers(1, 10_000))
     usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
                              "total_tokens": prompt + completion}
@@ -159,6 +176,9 @@ def _usages(draw: Callable) -> dict:
             "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0,
         }
     return usage
+
+
+_USAGES = _drawn_usages()
 
 
 def _whole(index: int | None, call: dict) -> dict:
@@ -303,11 +323,13 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
     """`(chunks, quirks, messages of every choice, finish reasons)` of one stream carrying
     `message`, drawing only the `allowed` quirks (the text wire uses it too)."""
     tags: set = set()
-    env = draw(_envelopes(allowed, tags))
+    env, empty_envelope = draw(_envelopes(allowed))
+    if empty_envelope:
+        tags.add("empty-envelope")
     usage_mode = draw(st.sampled_from(
         ("none",) + tuple(q for q in ("usage-only-chunk", "usage-on-finish-chunk")
                           if q in allowed)))
-    usage = draw(_usages()) if usage_mode != "none" else None
+    usage = draw(_USAGES) if usage_mode != "none" else None
     obfuscation = draw(token(BASE62, 16)) if draw(st.booleans()) else None
     with_logprobs = draw(st.integers(0, 5)) == 5
     choices = [message]
