@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, draw_pieces
-from ._content import arguments, prose, token, tool_names
+from ._content import SOME_PROSE, arguments, prose, token, tool_names
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -100,6 +100,7 @@ def _tool_calls(draw: Callable, count: int, allowed: frozenset, tags: set) -> li
 
 
 THINK_TAGS = ("<think>\n", "</think>\n\n")
+_THINKING = st.one_of(st.none(), SOME_PROSE)
 
 
 @st.composite
@@ -107,10 +108,10 @@ def _body_and_tags(draw: Callable, min_calls: int, max_calls: int,
                    allowed: frozenset) -> tuple[dict, set]:
     tags: set = set()
     count = draw(st.integers(min_calls, max_calls))
-    thinking = draw(st.one_of(st.none(), prose().filter(bool)))
+    thinking = draw(_THINKING)
     content = draw(prose())
     if maybe(draw, allowed, "think-tag-in-content", 4):  # qwen3 without `think`
-        content = THINK_TAGS[0] + draw(prose().filter(bool)) + THINK_TAGS[1] + content
+        content = THINK_TAGS[0] + draw(SOME_PROSE) + THINK_TAGS[1] + content
         tags.add("think-tag-in-content")
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if thinking is not None:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall, call_from_json_text
 
 from ._base import Case, Wire, check_options, native_wire, draw_pieces, NATIVE_OPTIONS
-from ._content import BASE62, arguments, prose, token, tool_names, unique_tokens
+from ._content import BASE62, SOME_PROSE, arguments, prose, token, tool_names, unique_tokens
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -31,6 +31,7 @@ NAME = "openai-chat"
 MODELS = ("gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18", "gpt-5-2025-08-07", "deepseek-chat",
           "llama-3.3-70b-versatile", "qwen3-max")
 REFUSALS = ("I'm sorry, I can't help with that.", "I can’t assist with that request.")
+_REFUSALS = st.one_of(st.sampled_from(REFUSALS), SOME_PROSE)
 URLS = ("https://example.com/a", "https://en.wikipedia.org/wiki/Paris", "https://example.org/")
 
 #: What this wire draws of the installed SDK's unions, and what it leaves out and why
@@ -113,7 +114,7 @@ def _drawn_message_and_tags(draw: Callable, min_calls: int, max_calls: int,
         content = draw(st.sampled_from((None, text, "")))
     elif draw(st.integers(0, 3)) == 3:  # a refusal, now and then
         content = None
-        refusal = draw(st.one_of(st.sampled_from(REFUSALS), prose().filter(bool)))
+        refusal = draw(_REFUSALS)
     annotations = []
     if content and draw(st.integers(0, 5)) == 5:  # web search models cite their sources
         end = draw(st.integers(0, len(content)))
@@ -126,7 +127,7 @@ def _drawn_message_and_tags(draw: Callable, min_calls: int, max_calls: int,
     if count:
         message["tool_calls"], tags = draw(_tool_calls(count, allowed))
     if maybe(draw, allowed, "reasoning-content", 3):
-        message["reasoning_content"] = draw(prose().filter(bool))
+        message["reasoning_content"] = draw(SOME_PROSE)
         tags.add("reasoning-content")
     return message, tags
 
@@ -158,7 +159,7 @@ def _drawn_envelopes(draw: Callable, allowed: frozenset) -> tuple[dict, bool]:
         "model": draw(st.sampled_from(MODELS)),
     }
     if draw(st.booleans()):
-        env["system_fingerprint"] = draw(st.one_of(st.none(), token(BASE62, 10).map("fp_".__add__)))
+        env["system_fingerprint"] = draw(_FINGERPRINTS)
     if draw(st.booleans()):
         env["service_tier"] = "default"
     return env, False
@@ -179,6 +180,7 @@ def _drawn_usages(draw: Callable) -> dict:
 
 
 _USAGES = _drawn_usages()
+_FINGERPRINTS = st.one_of(st.none(), token(BASE62, 10).map("fp_".__add__))
 
 
 def _whole(index: int | None, call: dict) -> dict:
