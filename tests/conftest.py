@@ -47,3 +47,17 @@ def _pytester_shares_hypothesis_caches(request: pytest.FixtureRequest) -> None:
 def share_caches() -> Callable[[Path], None]:
     """`share_hypothesis_caches`, for tests that start kit runs in a folder of their own."""
     return share_hypothesis_caches
+
+
+@pytest.fixture(scope="module")
+def shared_run() -> Callable[..., pytest.RunResult]:
+    """`shared_run(pytester, *args)` is `pytester.runpytest(*args)`, made once per module for
+    the same arguments: tests that assert on the same run share it instead of repeating it."""
+    made: dict[tuple, pytest.RunResult] = {}
+
+    def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+        if args not in made:
+            made[args] = pytester.runpytest(*args)
+        return made[args]
+
+    return run

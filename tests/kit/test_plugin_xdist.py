@@ -32,19 +32,6 @@ def broken(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.fixture(scope="module")
-def runs() -> dict:
-    """Runs already made in this module, by their arguments: a run two tests assert on
-    (the ci run on two workers) is made once."""
-    return {}
-
-
-def run(broken: pytest.Pytester, runs: dict, *args: str) -> pytest.RunResult:
-    if args not in runs:
-        runs[args] = broken.runpytest(*args)
-    return runs[args]
-
-
 def verdicts(result: pytest.RunResult) -> dict[str, tuple[str, str]]:
     """item -> (outcome, kit verdict) from the controller's view of every clause item."""
     out = {}
@@ -63,9 +50,9 @@ def header_seed(result: pytest.RunResult) -> int:
 
 
 @pytest.mark.parametrize("profile", ["ci", "dev"])
-def test_two_workers_give_the_same_verdicts(broken: pytest.Pytester, runs: dict, profile: str):
-    serial = run(broken, runs, *RUN, f"--mcs-profile={profile}", "--mcs-seed=5")
-    parallel = run(broken, runs, *RUN, f"--mcs-profile={profile}", "--mcs-seed=5", "-n", "2")
+def test_two_workers_give_the_same_verdicts(broken: pytest.Pytester, shared_run, profile: str):
+    serial = broken.runpytest(*RUN, f"--mcs-profile={profile}", "--mcs-seed=5")
+    parallel = shared_run(broken, *RUN, f"--mcs-profile={profile}", "--mcs-seed=5", "-n", "2")
 
     parallel.stdout.fnmatch_lines(["*2 workers [[]8 items]*"])
     assert verdicts(parallel) == verdicts(serial)
@@ -88,8 +75,8 @@ def test_workers_use_the_controllers_seed(broken: pytest.Pytester):
 
 
 def test_failure_report_survives_the_trip_from_worker_to_controller(broken: pytest.Pytester,
-                                                                   runs: dict):
-    result = run(broken, runs, *RUN, "--mcs-profile=ci", "--mcs-seed=5", "-n", "2")
+                                                                   shared_run):
+    result = shared_run(broken, *RUN, "--mcs-profile=ci", "--mcs-seed=5", "-n", "2")
 
     [report] = [r for r in result.reprec.getreports("pytest_runtest_logreport") if r.failed]
     props = dict(report.user_properties)
