@@ -7,8 +7,8 @@ extraction strategy must get out of it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Callable
+from functools import lru_cache, wraps
+from typing import Any, Callable
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -77,6 +77,23 @@ class Wire:
     request_schema: str
     native: bool = True
     options: dict = field(default_factory=dict)
+
+
+def built_once(factory: Callable[..., st.SearchStrategy]) -> Callable[..., st.SearchStrategy]:
+    """Cache a generator factory by its arguments: Hypothesis validates a generator object
+    once, so one built per draw costs more than drawing from it. Unhashable arguments (a
+    user's codec) get a generator built anew, as without the cache."""
+    cached = lru_cache(maxsize=None)(factory)
+
+    @wraps(factory)
+    def build(*args: Any, **kwargs: Any) -> st.SearchStrategy:
+        try:
+            hash((args, tuple(kwargs.items())))
+        except TypeError:
+            return factory(*args, **kwargs)
+        return cached(*args, **kwargs)
+
+    return build
 
 
 @lru_cache(maxsize=None)

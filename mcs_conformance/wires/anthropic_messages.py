@@ -26,7 +26,7 @@ from mcs_reference.calls import ExtractedCall
 from . import provider_errors
 from ._anthropic_server import citations, server_ids, server_segments
 from .quirks import allowed_quirks
-from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, draw_pieces
+from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
 from ._content import BASE62, PLACES, arguments, dump, interleave, opaque, positions, prose
 from ._content import token, tool_names
 
@@ -86,6 +86,7 @@ def _tool_uses(draw: Callable, programmatic: bool) -> dict:
 _TOOL_IDS = token(BASE62, 22).map("toolu_01".__add__)
 
 
+@built_once
 @st.composite
 def _usage(draw: Callable, has_thinking: bool) -> dict:
     count = st.integers(0, 5000)
@@ -133,6 +134,7 @@ def _lists(min_calls: int, max_calls: int, stream: tuple | None, quirks: frozens
     )
 
 
+@built_once
 @st.composite
 def _content(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None,
              quirks: frozenset = QUIRKS) -> tuple:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, draw_pieces
+from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
 from ._content import SOME_PROSE, arguments, prose, token, tool_names
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
@@ -103,6 +103,7 @@ THINK_TAGS = ("<think>\n", "</think>\n\n")
 _THINKING = st.one_of(st.none(), SOME_PROSE)
 
 
+@built_once
 @st.composite
 def _body_and_tags(draw: Callable, min_calls: int, max_calls: int,
                    allowed: frozenset) -> tuple[dict, set]:

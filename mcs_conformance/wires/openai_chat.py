@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import lru_cache
 from typing import Any, Callable
 
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall, call_from_json_text
 
-from ._base import Case, Wire, check_options, native_wire, draw_pieces, NATIVE_OPTIONS
+from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
 from ._content import BASE62, SOME_PROSE, arguments, prose, token, tool_names, unique_tokens
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
@@ -71,14 +70,9 @@ COVERAGE = {
 }
 
 
-@lru_cache(maxsize=None)
-def _tool_calls(count: int, allowed: frozenset) -> st.SearchStrategy[tuple[list[dict], set]]:
-    """Built once per (count, quirks): Hypothesis validates a generator once, not per draw."""
-    return _drawn_tool_calls(count, allowed)
-
-
+@built_once
 @st.composite
-def _drawn_tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
+def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
     ids = unique_tokens(draw, count, "call_", BASE62, 24)
     calls, tags = [], set()
     for call_id in ids:
@@ -97,14 +91,9 @@ def _drawn_tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[l
 _SEPARATORS = st.sampled_from(((", ", ": "), (",", ":")))
 
 
-@lru_cache(maxsize=None)
-def _message_and_tags(min_calls: int, max_calls: int, allowed: frozenset) -> st.SearchStrategy:
-    """`(message, quirks)`; built once per options, like `_tool_calls`."""
-    return _drawn_message_and_tags(min_calls, max_calls, allowed)
-
-
+@built_once
 @st.composite
-def _drawn_message_and_tags(draw: Callable, min_calls: int, max_calls: int,
+def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
                             allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
     count = draw(st.integers(min_calls, max_calls))
@@ -140,14 +129,10 @@ def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=N
     return draw(_message_and_tags(min_calls, max_calls, allowed_quirks(NAME, quirks)))[0]
 
 
-@lru_cache(maxsize=None)
-def _envelopes(allowed: frozenset) -> st.SearchStrategy[tuple[dict, bool]]:
-    """`(fields every chunk of one stream repeats, whether they are Snowflake's empty ones)`."""
-    return _drawn_envelopes(allowed)
-
-
+@built_once
 @st.composite
-def _drawn_envelopes(draw: Callable, allowed: frozenset) -> tuple[dict, bool]:
+def _envelopes(draw: Callable, allowed: frozenset) -> tuple[dict, bool]:
+    """`(fields every chunk of one stream repeats, whether they are Snowflake's empty ones)`."""
     if maybe(draw, allowed, "empty-envelope", 6):  # Snowflake
         return {"id": "", "object": "chat.completion.chunk", "created": 0,
                 "model": draw(st.sampled_from(MODELS)), "service_tier": "",
@@ -166,7 +151,7 @@ def _drawn_envelopes(draw: Callable, allowed: frozenset) -> tuple[dict, bool]:
 
 
 @st.composite
-def _drawn_usages(draw: Callable) -> dict:
+def _usages(draw: Callable) -> dict:
     prompt, completion = draw(st.integers(1, 100_000)), draw(st.integers(1, 10_000))
     usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
                              "total_tokens": prompt + completion}
@@ -179,7 +164,7 @@ def _drawn_usages(draw: Callable) -> dict:
     return usage
 
 
-_USAGES = _drawn_usages()
+_USAGES = _usages()
 _FINGERPRINTS = st.one_of(st.none(), token(BASE62, 10).map("fp_".__add__))
 
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from . import provider_errors
 from .quirks import allowed_quirks
-from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, draw_pieces
+from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
 from ._content import BASE62, BASE64, PLACES, interleave, opaque, positions, prose, token
 from ._responses_items import CALL_KINDS, STATUS_EVENTS, STREAMED, call_of, client_items
 from ._responses_items import hosted_items
@@ -119,6 +119,7 @@ def _message(draw: Callable, modern: bool) -> dict:
     return item
 
 
+@built_once
 @st.composite
 def _usage(draw: Callable) -> dict:
     count = st.integers(0, 5000)
@@ -173,6 +174,7 @@ def _lists(modern: bool, min_calls: int, max_calls: int, stream: tuple | None) -
     )
 
 
+@built_once
 @st.composite
 def _output(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None) -> tuple:
     """A `Response` and, when `stream` is given, its items' events."""
@@ -387,6 +389,7 @@ def _allowed(quirks: Any) -> frozenset:
     return QUIRKS & allowed_quirks(NAME, quirks)
 
 
+@built_once
 @st.composite
 def _options(draw: Callable, allowed: frozenset) -> tuple:
     """How a stream is written: (numbered, padded, whole arguments, queued, restarted ids)."""
