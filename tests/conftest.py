@@ -2,7 +2,10 @@
 noisy; speed is measured by benchmarks/, never by timed tests), derandomized under CI so
 a red build can be rerun as it was."""
 import os
+from pathlib import Path
+from typing import Callable
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -12,3 +15,49 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("mcs-project-tests")
+
+
+# -- Hypothesis caches shared with the runs the tests start ------------------------------
+# A kit run in a fresh folder (a pytester subprocess, a docs command, a certify in
+# tmp_path) builds Hypothesis' unicode tables and the constants of the kit's sources into
+# that folder's .hypothesis, about a second of CPU each time. Those two are caches keyed by
+# content, so every run shares the repository's; the example database stays per folder.
+SHARED_CACHES = ("unicode_data", "constants", "tmp")
+REPOSITORY_CACHE = Path(__file__).resolve().parents[1] / ".hypothesis"
+
+
+def share_hypothesis_caches(folder: Path) -> None:
+    """Link `folder/.hypothesis`'s caches to the repository's (made when missing)."""
+    own = folder / ".hypothesis"
+    own.mkdir(exist_ok=True)
+    for name in SHARED_CACHES:
+        (REPOSITORY_CACHE / name).mkdir(parents=True, exist_ok=True)
+        link = own / name
+        if not link.exists():
+            link.symlink_to(REPOSITORY_CACHE / name, target_is_directory=True)
+
+
+@pytest.fixture(autouse=True)
+def _pytester_shares_hypothesis_caches(request: pytest.FixtureRequest) -> None:
+    if "pytester" in request.fixturenames:
+        share_hypothesis_caches(request.getfixturevalue("pytester").path)
+
+
+@pytest.fixture(scope="session")
+def share_caches() -> Callable[[Path], None]:
+    """`share_hypothesis_caches`, for tests that start kit runs in a folder of their own."""
+    return share_hypothesis_caches
+
+
+@pytest.fixture(scope="module")
+def shared_run() -> Callable[..., pytest.RunResult]:
+    """`shared_run(pytester, *args)` is `pytester.runpytest(*args)`, made once per module for
+    the same arguments: tests that assert on the same run share it instead of repeating it."""
+    made: dict[tuple, pytest.RunResult] = {}
+
+    def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+        if args not in made:
+            made[args] = pytester.runpytest(*args)
+        return made[args]
+
+    return run

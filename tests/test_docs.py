@@ -260,7 +260,8 @@ def run_page(page: Path, workdir: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
-def test_every_block_of_the_page_runs(page: Path, tmp_path: Path) -> None:
+def test_every_block_of_the_page_runs(page: Path, tmp_path: Path, share_caches) -> None:
+    share_caches(tmp_path)
     run_page(page, tmp_path)
 
 

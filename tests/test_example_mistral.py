@@ -152,7 +152,8 @@ def test_the_factory_is_a_text_strategy_named_after_the_codec():
 
 
 # -- certified by the command, as its README says ------------------------------------------
-def test_the_example_is_certified_by_the_command(tmp_path):
+def test_the_example_is_certified_by_the_command(tmp_path, share_caches):
+    share_caches(tmp_path)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SOURCE), env.get("PYTHONPATH")]))
     out = tmp_path / "report"

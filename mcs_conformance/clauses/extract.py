@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
 from ..wires import pieces
+from ..wires._base import draw_pieces
 from ._registry import Subject, clause
 from .malformed_calls import bad_call, cut_by_max_tokens, malformed_message
 from ._run import (
@@ -289,7 +291,7 @@ def _malformed_text(draw, codec) -> tuple:
     call_text = codec.encode([ExtractedCall(name, dict(_SENTINEL))]).replace(
         written, replacement, 1)
     content = f"{draw(plain_prose)}\n{call_text}\n{draw(plain_prose)}"
-    return content, name, label, draw(pieces(content))
+    return content, name, label, draw_pieces(draw, content)
 
 
 @clause(

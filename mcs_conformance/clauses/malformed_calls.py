@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
-from ..wires import pieces
+from ..wires._base import draw_pieces
 from ._run import copy_json, simple_calls
 
 __all__ = ["BAD_TEXTS", "bad_call", "cut_by_max_tokens", "malformed_message"]
@@ -77,7 +77,7 @@ def cut_by_max_tokens(draw, wire_) -> tuple:
                                         "input": {}}}]
     events += [{"type": "content_block_delta", "index": index,
                 "delta": {"type": "input_json_delta", "partial_json": part}}
-               for part in draw(pieces(cut))]
+               for part in draw_pieces(draw, cut)]
     events.append({"type": "message_delta",
                    "delta": {"stop_reason": "max_tokens", "stop_sequence": None},
                    "usage": {"output_tokens": 4096}})

@@ -7,12 +7,15 @@ extraction strategy must get out of it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from functools import lru_cache, wraps
+from typing import Any, Callable
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
+
+from ._content import positions
 
 
 @dataclass(frozen=True)
@@ -76,17 +79,43 @@ class Wire:
     options: dict = field(default_factory=dict)
 
 
-@st.composite
-def pieces(draw: Callable, text: str, *, max_cuts: int = 8, allow_empty: bool = True) -> list[str]:
-    """Cut `text` at a few drawn points; shrinks toward fewer, earlier cuts (whole text).
+def built_once(factory: Callable[..., st.SearchStrategy]) -> Callable[..., st.SearchStrategy]:
+    """Cache a generator factory by its arguments: Hypothesis validates a generator object
+    once, so one built per draw costs more than drawing from it. Unhashable arguments (a
+    user's codec) get a generator built anew, as without the cache."""
+    cached = lru_cache(maxsize=None)(factory)
 
-    Python strings index by code point, so a surrogate pair is never split; JSON escapes
-    (`\\n`, `\\u00e9`) in an arguments text can be split anywhere, as real servers do.
-    """
-    if not text:
-        return [""] if allow_empty and draw(st.booleans()) else []
-    count = draw(st.integers(0, min(max_cuts, len(text))))
-    points = sorted(draw(st.integers(0, len(text))) for _ in range(count))
+    @wraps(factory)
+    def build(*args: Any, **kwargs: Any) -> st.SearchStrategy:
+        try:
+            hash((args, tuple(kwargs.items())))
+        except TypeError:
+            return factory(*args, **kwargs)
+        return cached(*args, **kwargs)
+
+    return build
+
+
+@lru_cache(maxsize=None)
+def cut_points(length: int, max_cuts: int = 8, allow_empty: bool = True) -> st.SearchStrategy:
+    """The drawn cut points of a text of `length` characters, sorted (None: an empty text
+    stays whole). Cached by length: a generator built once is drawn without Hypothesis
+    validating a new object, and pieces of equal length share the same span label."""
+    return _cut_points(length, max_cuts, allow_empty)
+
+
+@st.composite
+def _cut_points(draw: Callable, length: int, max_cuts: int, allow_empty: bool) -> list[int] | None:
+    if not length:
+        return [] if allow_empty and draw(st.booleans()) else None
+    count = draw(positions(min(max_cuts, length)))
+    return sorted(draw(positions(length)) for _ in range(count))
+
+
+def cut(text: str, points: list[int] | None, allow_empty: bool = True) -> list[str]:
+    """`text` cut at `points` (from `cut_points(len(text))`)."""
+    if points is None:
+        return []
     out, start = [], 0
     for point in points:
         if point > start or (allow_empty and point == start):
@@ -94,6 +123,21 @@ def pieces(draw: Callable, text: str, *, max_cuts: int = 8, allow_empty: bool = 
         start = max(start, point)
     out.append(text[start:])
     return out
+
+
+def draw_pieces(draw: Callable, text: str, max_cuts: int = 8, allow_empty: bool = True) -> list[str]:
+    """`pieces(text)` drawn inside a generator, from the cached `cut_points` generator."""
+    return cut(text, draw(cut_points(len(text), max_cuts, allow_empty)), allow_empty)
+
+
+@st.composite
+def pieces(draw: Callable, text: str, *, max_cuts: int = 8, allow_empty: bool = True) -> list[str]:
+    """Cut `text` at a few drawn points; shrinks toward fewer, earlier cuts (whole text).
+
+    Python strings index by code point, so a surrogate pair is never split; JSON escapes
+    (`\\n`, `\\u00e9`) in an arguments text can be split anywhere, as real servers do.
+    """
+    return draw_pieces(draw, text, max_cuts, allow_empty)
 
 
 COUNT_OPTIONS = ("min_calls", "max_calls")  # the options `messages` takes; `cases` takes all

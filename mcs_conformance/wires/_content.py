@@ -70,6 +70,10 @@ def token(alphabet: str, size: int) -> st.SearchStrategy[str]:
     return _numbers(alphabet, size).map(lambda number: _spell(number, alphabet, size))
 
 
+#: Non-empty model text (a refusal, reasoning), built once.
+SOME_PROSE = prose().filter(bool)
+
+
 @lru_cache(maxsize=None)
 def opaque(alphabet: str = BASE64, *, max_size: int = 120) -> st.SearchStrategy[str]:
     """A non-empty opaque blob: signatures, redacted thinking, encrypted reasoning."""
@@ -127,9 +131,14 @@ def json_texts(value: Any) -> st.SearchStrategy[str]:
 _STYLES = st.tuples(_SEPARATORS, st.booleans())
 
 
+@lru_cache(maxsize=None)
+def _distinct_numbers(count: int, alphabet: str, size: int) -> st.SearchStrategy[list[int]]:
+    return st.lists(_numbers(alphabet, size), min_size=count, max_size=count, unique=True)
+
+
 def unique_tokens(draw: Callable, count: int, prefix: str, alphabet: str, size: int) -> list[str]:
     """`count` distinct ids `prefix + token`, drawn at once so they shrink together."""
-    numbers = draw(st.lists(_numbers(alphabet, size), min_size=count, max_size=count, unique=True))
+    numbers = draw(_distinct_numbers(count, alphabet, size))
     return [prefix + _spell(number, alphabet, size) for number in numbers]
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
+from ._base import built_once
 from ._content import BASE62, BASE64, arguments, dump, opaque, prose, token, tool_names
 
 __all__ = ["CALL_KINDS", "STREAMED", "STATUS_EVENTS", "call_of", "client_items",
@@ -26,6 +27,7 @@ HEX = string.digits + "abcdef"
 CALL_IDS = token(BASE62, 24).map("call_".__add__)
 
 
+@built_once
 def _ids(prefix: str) -> st.SearchStrategy[str]:
     return token(HEX, 48).map(prefix.__add__)
 
@@ -99,6 +101,7 @@ def _local_shell_call(draw: Callable) -> dict:
 _HOSTED_CALL_IDS = token(HEX, 24).map("call_sh".__add__)  # never equal to a client's
 
 
+@built_once
 @st.composite
 def _shell_call(draw: Callable, hosted: bool = False) -> dict:
     item = {"id": draw(_ids("shc_" if hosted else "sh_")), "type": "shell_call",

@@ -28,7 +28,7 @@ from mcs_reference.calls import ExtractedCall, call_from_object
 from . import provider_errors
 from ._anthropic_server import citations, server_ids, server_segments
 from .quirks import allowed_quirks, maybe
-from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
+from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
 from ._content import BASE62, PLACES, arguments, dump, interleave, opaque, positions, prose
 from ._content import token, tool_names
 
@@ -90,6 +90,7 @@ def _tool_uses(draw: Callable, programmatic: bool) -> dict:
 _TOOL_IDS = token(BASE62, 22).map("toolu_01".__add__)
 
 
+@built_once
 @st.composite
 def _usage(draw: Callable, has_thinking: bool) -> dict:
     count = st.integers(0, 5000)
@@ -137,6 +138,7 @@ def _lists(min_calls: int, max_calls: int, stream: tuple | None, quirks: frozens
     )
 
 
+@built_once
 @st.composite
 def _content(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None,
              quirks: frozenset = QUIRKS) -> tuple:
@@ -197,7 +199,7 @@ def _block_stream(draw: Callable, block: dict, max_cuts: int,
     if kind == "text":
         start = {"type": "text", "text": ""}
         deltas = [{"type": "text_delta", "text": part}
-                  for part in draw(pieces(block["text"], max_cuts=max_cuts))]
+                  for part in draw_pieces(draw, block["text"], max_cuts=max_cuts)]
         cited = block.get("citations", ())  # each citation before the text it supports
         places = sorted(draw(positions(len(deltas))) for _ in cited)
         for offset, (place, citation) in enumerate(zip(places, cited)):
@@ -207,13 +209,13 @@ def _block_stream(draw: Callable, block: dict, max_cuts: int,
         start = {"type": "thinking", "thinking": "", "signature": ""}
         empty = "empty-thinking-delta" in quirks
         deltas = [{"type": "thinking_delta", "thinking": part}
-                  for part in draw(pieces(block["thinking"], max_cuts=max_cuts)) if part or empty]
+                  for part in draw_pieces(draw, block["thinking"], max_cuts=max_cuts) if part or empty]
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
     elif kind in _CALL_KINDS and "tool_id" not in block.get("caller", {}) and not (
             "whole-input-at-start" in quirks and draw(st.booleans())):
         start = copy.deepcopy({**block, "input": {}})
         if block["input"]:
-            fragments = draw(pieces(dump(draw, block["input"]), max_cuts=max_cuts))
+            fragments = draw_pieces(draw, dump(draw, block["input"]), max_cuts=max_cuts)
             if draw(st.booleans()):
                 fragments.insert(0, "")
         else:

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
-from ._content import arguments, prose, token, tool_names
+from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
+from ._content import SOME_PROSE, arguments, prose, token, tool_names
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -100,17 +100,19 @@ def _tool_calls(draw: Callable, count: int, allowed: frozenset, tags: set) -> li
 
 
 THINK_TAGS = ("<think>\n", "</think>\n\n")
+_THINKING = st.one_of(st.none(), SOME_PROSE)
 
 
+@built_once
 @st.composite
 def _body_and_tags(draw: Callable, min_calls: int, max_calls: int,
                    allowed: frozenset) -> tuple[dict, set]:
     tags: set = set()
     count = draw(st.integers(min_calls, max_calls))
-    thinking = draw(st.one_of(st.none(), prose().filter(bool)))
+    thinking = draw(_THINKING)
     content = draw(prose())
     if maybe(draw, allowed, "think-tag-in-content", 4):  # qwen3 without `think`
-        content = THINK_TAGS[0] + draw(prose().filter(bool)) + THINK_TAGS[1] + content
+        content = THINK_TAGS[0] + draw(SOME_PROSE) + THINK_TAGS[1] + content
         tags.add("think-tag-in-content")
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if thinking is not None:
@@ -150,10 +152,10 @@ def _chunks(draw: Callable, body: dict, max_cuts: int, allowed: frozenset,
     parts: list[dict] = []
     if message.get("thinking"):
         parts += [{"role": "assistant", "content": "", "thinking": piece}
-                  for piece in draw(pieces(message["thinking"], max_cuts=max_cuts,
-                                           allow_empty=False))]
+                  for piece in draw_pieces(draw, message["thinking"], max_cuts=max_cuts,
+                                           allow_empty=False)]
     parts += [{"role": "assistant", "content": piece}
-              for piece in draw(pieces(message["content"], max_cuts=max_cuts))]
+              for piece in draw_pieces(draw, message["content"], max_cuts=max_cuts)]
     for _ in range(draw(st.integers(0, 2))):
         parts.insert(draw(st.integers(0, len(parts))), {"role": "assistant", "content": ""})
     calls_in_final = bool(calls) and maybe(draw, allowed, "calls-in-done-chunk", 4)  # older

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall, call_from_json_text
 
-from ._base import Case, Wire, check_options, native_wire, pieces, NATIVE_OPTIONS
-from ._content import BASE62, arguments, prose, token, tool_names, unique_tokens
+from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
+from ._content import BASE62, SOME_PROSE, arguments, prose, token, tool_names, unique_tokens
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -30,6 +30,7 @@ NAME = "openai-chat"
 MODELS = ("gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18", "gpt-5-2025-08-07", "deepseek-chat",
           "llama-3.3-70b-versatile", "qwen3-max")
 REFUSALS = ("I'm sorry, I can't help with that.", "I can’t assist with that request.")
+_REFUSALS = st.one_of(st.sampled_from(REFUSALS), SOME_PROSE)
 URLS = ("https://example.com/a", "https://en.wikipedia.org/wiki/Paris", "https://example.org/")
 
 #: What this wire draws of the installed SDK's unions, and what it leaves out and why
@@ -69,6 +70,7 @@ COVERAGE = {
 }
 
 
+@built_once
 @st.composite
 def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
     ids = unique_tokens(draw, count, "call_", BASE62, 24)
@@ -89,9 +91,10 @@ def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[di
 _SEPARATORS = st.sampled_from(((", ", ": "), (",", ":")))
 
 
+@built_once
 @st.composite
 def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
-                      allowed: frozenset) -> tuple[dict, set]:
+                            allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
     count = draw(st.integers(min_calls, max_calls))
     content: str | None = text
@@ -100,7 +103,7 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
         content = draw(st.sampled_from((None, text, "")))
     elif draw(st.integers(0, 3)) == 3:  # a refusal, now and then
         content = None
-        refusal = draw(st.one_of(st.sampled_from(REFUSALS), prose().filter(bool)))
+        refusal = draw(_REFUSALS)
     annotations = []
     if content and draw(st.integers(0, 5)) == 5:  # web search models cite their sources
         end = draw(st.integers(0, len(content)))
@@ -113,7 +116,7 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
     if count:
         message["tool_calls"], tags = draw(_tool_calls(count, allowed))
     if maybe(draw, allowed, "reasoning-content", 3):
-        message["reasoning_content"] = draw(prose().filter(bool))
+        message["reasoning_content"] = draw(SOME_PROSE)
         tags.add("reasoning-content")
     return message, tags
 
@@ -126,14 +129,14 @@ def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=N
     return draw(_message_and_tags(min_calls, max_calls, allowed_quirks(NAME, quirks)))[0]
 
 
+@built_once
 @st.composite
-def _envelopes(draw: Callable, allowed: frozenset, tags: set) -> dict:
-    """The fields every chunk of one stream repeats."""
+def _envelopes(draw: Callable, allowed: frozenset) -> tuple[dict, bool]:
+    """`(fields every chunk of one stream repeats, whether they are Snowflake's empty ones)`."""
     if maybe(draw, allowed, "empty-envelope", 6):  # Snowflake
-        tags.add("empty-envelope")
         return {"id": "", "object": "chat.completion.chunk", "created": 0,
                 "model": draw(st.sampled_from(MODELS)), "service_tier": "",
-                "system_fingerprint": ""}
+                "system_fingerprint": ""}, True
     env: dict[str, Any] = {
         "id": "chatcmpl-" + draw(token(BASE62, 29)),
         "object": "chat.completion.chunk",
@@ -141,10 +144,10 @@ def _envelopes(draw: Callable, allowed: frozenset, tags: set) -> dict:
         "model": draw(st.sampled_from(MODELS)),
     }
     if draw(st.booleans()):
-        env["system_fingerprint"] = draw(st.one_of(st.none(), token(BASE62, 10).map("fp_".__add__)))
+        env["system_fingerprint"] = draw(_FINGERPRINTS)
     if draw(st.booleans()):
         env["service_tier"] = "default"
-    return env
+    return env, False
 
 
 @st.composite
@@ -159,6 +162,10 @@ def _usages(draw: Callable) -> dict:
             "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0,
         }
     return usage
+
+
+_USAGES = _usages()
+_FINGERPRINTS = st.one_of(st.none(), token(BASE62, 10).map("fp_".__add__))
 
 
 def _whole(index: int | None, call: dict) -> dict:
@@ -200,7 +207,7 @@ def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: froz
                 tags.add(style)
                 queue = [{"index": index, "id": call["id"], "type": "function"},
                          {"index": index, "function": {"name": name}}]
-            parts = draw(pieces(text, max_cuts=max_cuts))
+            parts = draw_pieces(draw, text, max_cuts=max_cuts)
             if empty:
                 parts.insert(draw(st.integers(0, len(parts))), "")
                 tags.add("empty-fragments")
@@ -260,12 +267,12 @@ def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozen
     reasoning = message.get("reasoning_content")
     if reasoning:
         deltas += [({"reasoning_content": part}, None)
-                   for part in draw(pieces(reasoning, max_cuts=max_cuts, allow_empty=False))]
+                   for part in draw_pieces(draw, reasoning, max_cuts=max_cuts, allow_empty=False)]
     if content:
         deltas += [({"content": part}, _logprobs(part) if with_logprobs else None)
-                   for part in draw(pieces(content, max_cuts=max_cuts))]
+                   for part in draw_pieces(draw, content, max_cuts=max_cuts)]
     if refusal:
-        deltas += [({"refusal": part}, None) for part in draw(pieces(refusal, max_cuts=max_cuts))]
+        deltas += [({"refusal": part}, None) for part in draw_pieces(draw, refusal, max_cuts=max_cuts)]
     deltas += [(delta, None) for delta in draw(_call_deltas(message.get("tool_calls") or [],
                                                             max_cuts, allowed, tags))]
     if message.get("annotations"):
@@ -303,11 +310,13 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
     """`(chunks, quirks, messages of every choice, finish reasons)` of one stream carrying
     `message`, drawing only the `allowed` quirks (the text wire uses it too)."""
     tags: set = set()
-    env = draw(_envelopes(allowed, tags))
+    env, empty_envelope = draw(_envelopes(allowed))
+    if empty_envelope:
+        tags.add("empty-envelope")
     usage_mode = draw(st.sampled_from(
         ("none",) + tuple(q for q in ("usage-only-chunk", "usage-on-finish-chunk")
                           if q in allowed)))
-    usage = draw(_usages()) if usage_mode != "none" else None
+    usage = draw(_USAGES) if usage_mode != "none" else None
     obfuscation = draw(token(BASE62, 16)) if draw(st.booleans()) else None
     with_logprobs = draw(st.integers(0, 5)) == 5
     choices = [message]

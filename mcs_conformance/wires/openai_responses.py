@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from . import provider_errors
 from .quirks import allowed_quirks
-from ._base import NATIVE_OPTIONS, Case, Wire, check_options, native_wire, pieces
+from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
 from ._content import BASE62, BASE64, PLACES, interleave, opaque, positions, prose, token
 from ._responses_items import CALL_KINDS, STATUS_EVENTS, STREAMED, call_of, client_items
 from ._responses_items import hosted_items
@@ -119,6 +119,7 @@ def _message(draw: Callable, modern: bool) -> dict:
     return item
 
 
+@built_once
 @st.composite
 def _usage(draw: Callable) -> dict:
     count = st.integers(0, 5000)
@@ -173,6 +174,7 @@ def _lists(modern: bool, min_calls: int, max_calls: int, stream: tuple | None) -
     )
 
 
+@built_once
 @st.composite
 def _output(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None) -> tuple:
     """A `Response` and, when `stream` is given, its items' events."""
@@ -277,7 +279,7 @@ def _item_events(draw: Callable, item: dict, max_cuts: int, padded: bool,
 
     def deltas(kind_: str, text: str, whole_: bool = False, **where: Any) -> list[dict]:
         out = []
-        parts = [text] if whole_ else draw(pieces(text, max_cuts=max_cuts))
+        parts = [text] if whole_ else draw_pieces(draw, text, max_cuts=max_cuts)
         for part in parts:
             event = {"type": kind_, **at, **where, "delta": part}
             if kind_ == "response.output_text.delta":
@@ -298,7 +300,7 @@ def _item_events(draw: Callable, item: dict, max_cuts: int, padded: bool,
         field, prefix = STREAMED[kind]
         value = item[field]
         if kind == "function_call" and not whole and len(value) > 2:
-            pieces_ = draw(pieces(value, max_cuts=max_cuts))
+            pieces_ = draw_pieces(draw, value, max_cuts=max_cuts)
             if len([p for p in pieces_ if p]) < 2:
                 middle = len(value) // 2
                 pieces_ = [value[:middle], value[middle:]]
@@ -310,7 +312,7 @@ def _item_events(draw: Callable, item: dict, max_cuts: int, padded: bool,
         events.append({"type": prefix + ".done", **at, field: value})
     if kind == "shell_call":
         for number, command in enumerate(item["action"]["commands"]):
-            first, *rest = draw(pieces(command, max_cuts=max_cuts, allow_empty=False)) or [""]
+            first, *rest = draw_pieces(draw, command, max_cuts=max_cuts, allow_empty=False) or [""]
             here = {"command_index": number}
             events.append({"type": "response.shell_call_command.added", **here,
                            "command": first})
@@ -387,6 +389,7 @@ def _allowed(quirks: Any) -> frozenset:
     return QUIRKS & allowed_quirks(NAME, quirks)
 
 
+@built_once
 @st.composite
 def _options(draw: Callable, allowed: frozenset) -> tuple:
     """How a stream is written: (numbered, padded, whole arguments, queued, restarted ids)."""

@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
+
+from ._content import positions
 
 __all__ = ["BODY", "QUIRKS", "Quirk", "allowed_quirks", "maybe", "parse_quirks", "quirk_names"]
 
@@ -166,4 +167,4 @@ def parse_quirks(spec: str) -> frozenset | None:
 def maybe(draw: Callable, allowed: frozenset, name: str, odds: int = 2) -> bool:
     """Draw whether a case holds quirk `name`: never when not allowed, else one in `odds`.
     Shrinks toward the quirk's absence."""
-    return name in allowed and draw(st.integers(0, odds - 1)) == odds - 1
+    return name in allowed and draw(positions(odds - 1)) == odds - 1

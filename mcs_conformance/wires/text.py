@@ -22,7 +22,8 @@ from hypothesis.errors import InvalidArgument
 from mcs_reference.calls import ExtractedCall
 
 from . import openai_chat
-from ._base import COUNT_OPTIONS, NATIVE_OPTIONS, Case, Wire, check_options, check_wire_options
+from ._base import (COUNT_OPTIONS, NATIVE_OPTIONS, Case, Wire, built_once, check_options,
+                    check_wire_options)
 from ._content import arguments, prose, tool_names
 from .quirks import allowed_quirks
 
@@ -42,6 +43,7 @@ CHUNK_QUIRKS = frozenset({"empty-deltas", "usage-only-chunk", "usage-on-finish-c
                           "finish-reason-on-last-delta"})
 
 
+@built_once
 def _inert(codec: Any) -> st.SearchStrategy[str]:
     """Prose, decoys included, in which `codec` finds no call."""
     pieces = st.one_of(st.sampled_from(DECOYS), prose(max_fragments=4))
@@ -55,6 +57,7 @@ def _same_calls(found: list, expected: list) -> bool:
     ]
 
 
+@built_once
 @st.composite
 def _texts(draw: Callable, codec: Any, min_calls: int, max_calls: int) -> tuple[str, list]:
     """The content text and the calls written in it."""

@@ -83,9 +83,10 @@ class Half:
 
 # -- running the command -------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory) -> Path:
+def workdir(tmp_path_factory, share_caches) -> Path:
     """A user's folder: their own (broken) strategy module and some things that are not."""
     folder = tmp_path_factory.mktemp("certify")
+    share_caches(folder)
     (folder / "lossy_strategy.py").write_text(textwrap.dedent(LOSSY), "utf-8")
     (folder / "not_strategies.py").write_text(textwrap.dedent(NOT_STRATEGIES), "utf-8")
     return folder

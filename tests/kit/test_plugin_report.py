@@ -34,8 +34,8 @@ def failures(result: pytest.RunResult) -> dict[str, tuple[str, dict]]:
             for r in result.reprec.getreports("pytest_runtest_logreport") if r.failed}
 
 
-def test_header_says_what_a_rerun_needs(broken: pytest.Pytester):
-    result = broken.runpytest(*RUN, "--mcs-seed=7")
+def test_header_says_what_a_rerun_needs(broken: pytest.Pytester, shared_run):
+    result = shared_run(broken, *RUN, "--mcs-seed=7")
 
     header = [line for line in result.stdout.lines if line.startswith("mcs-conformance:")]
     assert header == [
@@ -46,8 +46,9 @@ def test_header_says_what_a_rerun_needs(broken: pytest.Pytester):
     ]
 
 
-def test_failure_shows_clause_reason_shrunk_case_and_reproduce_command(broken: pytest.Pytester):
-    result = broken.runpytest(*RUN, "--mcs-seed=7")
+def test_failure_shows_clause_reason_shrunk_case_and_reproduce_command(broken: pytest.Pytester,
+                                                                        shared_run):
+    result = shared_run(broken, *RUN, "--mcs-seed=7")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     [(text, props)] = failures(result).values()
@@ -77,8 +78,8 @@ def test_failure_shows_clause_reason_shrunk_case_and_reproduce_command(broken: p
     result.stdout.fnmatch_lines([f"FAILED ::mcs[[]{TARGET}]::{CLAUSE}*"])
 
 
-def test_printed_reproduce_command_reproduces_the_failure(broken: pytest.Pytester):
-    first = broken.runpytest(*RUN)
+def test_printed_reproduce_command_reproduces_the_failure(broken: pytest.Pytester, shared_run):
+    first = shared_run(broken, *RUN)
     [(text, _)] = failures(first).values()
     command = text.splitlines()[-1].removeprefix("reproduce: ")
     program, *args = shlex.split(command)
@@ -114,8 +115,8 @@ def test_header_rerun_keeps_the_clauses_chosen(broken: pytest.Pytester):
         f"--mcs-clause={CLAUSE} --mcs-clause=resolve.foreign --mcs-profile=ci --mcs-seed=7"])
 
 
-def test_header_rerun_command_repeats_the_whole_run(broken: pytest.Pytester):
-    first = broken.runpytest(*RUN)
+def test_header_rerun_command_repeats_the_whole_run(broken: pytest.Pytester, shared_run):
+    first = shared_run(broken, *RUN)
     rerun = next(line for line in first.stdout.lines
                  if line.startswith("mcs-conformance: rerun with: "))
     _, *args = shlex.split(rerun.removeprefix("mcs-conformance: rerun with: "))

@@ -50,9 +50,9 @@ def header_seed(result: pytest.RunResult) -> int:
 
 
 @pytest.mark.parametrize("profile", ["ci", "dev"])
-def test_two_workers_give_the_same_verdicts(broken: pytest.Pytester, profile: str):
+def test_two_workers_give_the_same_verdicts(broken: pytest.Pytester, shared_run, profile: str):
     serial = broken.runpytest(*RUN, f"--mcs-profile={profile}", "--mcs-seed=5")
-    parallel = broken.runpytest(*RUN, f"--mcs-profile={profile}", "--mcs-seed=5", "-n", "2")
+    parallel = shared_run(broken, *RUN, f"--mcs-profile={profile}", "--mcs-seed=5", "-n", "2")
 
     parallel.stdout.fnmatch_lines(["*2 workers [[]8 items]*"])
     assert verdicts(parallel) == verdicts(serial)
@@ -74,8 +74,9 @@ def test_workers_use_the_controllers_seed(broken: pytest.Pytester):
         f"--mcs-seed={seed}"]
 
 
-def test_failure_report_survives_the_trip_from_worker_to_controller(broken: pytest.Pytester):
-    result = broken.runpytest(*RUN, "--mcs-profile=ci", "--mcs-seed=5", "-n", "2")
+def test_failure_report_survives_the_trip_from_worker_to_controller(broken: pytest.Pytester,
+                                                                   shared_run):
+    result = shared_run(broken, *RUN, "--mcs-profile=ci", "--mcs-seed=5", "-n", "2")
 
     [report] = [r for r in result.reprec.getreports("pytest_runtest_logreport") if r.failed]
     props = dict(report.user_properties)
