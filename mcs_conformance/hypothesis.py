@@ -62,7 +62,9 @@ def cases(wire: str | Wire, /, **options: Any) -> st.SearchStrategy[Case]:
 
 def streams(wire: str | Wire, /, **options: Any) -> st.SearchStrategy[tuple[Any, list]]:
     """`(native_message, chunks)` pairs: a `stream=false` message of `wire` and one stream of
-    chunks that carries it, cut at drawn points (shrinks toward few, early cuts)."""
+    chunks that carries it, cut at drawn points (shrinks toward few, early cuts). A stream
+    with Anthropic's quirk `max-tokens-open-call` stops inside a call's JSON: its message is
+    what the stream assembles, that call's `input` the unfinished JSON text."""
     return cases(wire, **options).map(lambda case: (case.message, case.chunks))
 
 

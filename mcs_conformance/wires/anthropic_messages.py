@@ -398,8 +398,9 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     """Generated streams with the truth about them; with `errors`, each ends in an `error`
     event after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed."""
     allowed = _allowed(quirks)
+    cut = maybe(draw, allowed, CUT, odds=10)  # drawn first: a late draw is nearly always 0
     message, streams = draw(_content(min_calls, max_calls, (max_cuts, allowed), allowed))
-    cut = _cuttable(message, streams) and maybe(draw, allowed, CUT, odds=10)
+    cut = cut and _cuttable(message, streams)
     if cut:
         message, streams = draw(_cut_by_max_tokens(message, streams))
     chunks = draw(_events(message, streams, pings, allowed, cut))

@@ -12,6 +12,7 @@ import mcs_conformance.hypothesis as api
 from mcs_conformance import schema
 from mcs_conformance.hypothesis import cases, native_messages, streams
 from mcs_conformance.wires import BUILT_IN, Case, get_wire
+from mcs_conformance.wires.anthropic_messages import CUT, quirks_of as anthropic_quirks
 from mcs_reference import HermesCodec, JsonCodec
 
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -52,6 +53,11 @@ def test_streams_are_message_and_chunks_that_fit_the_wire_schemas(wire):
     def check(pair):
         message, chunks = pair
         assert isinstance(chunks, list) and chunks
+        if wire == "anthropic-messages" and CUT in anthropic_quirks(chunks):
+            # cut by max_tokens: the last input is its unfinished JSON text, which no
+            # stream=false message holds; the rest must fit
+            last = {**message["content"][-1], "input": {}}
+            message = {**message, "content": [*message["content"][:-1], last]}
         assert schema.errors(message, facts.message_schema) == []
         for chunk in chunks:
             assert schema.errors(chunk, facts.chunk_schema) == [], chunk

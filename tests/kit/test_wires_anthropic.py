@@ -334,9 +334,10 @@ def test_a_cut_argument_shrinks_to_two_pieces():
                  if e["type"] == "content_block_delta" and e["index"] == index]
     assert len([f for f in fragments if f]) == 2
     assert len(json.dumps(case.message["content"][index]["input"])) <= 16
-    # the shrinker usually deletes every other block; sometimes one empty call survives
+    # the shrinker usually deletes every other block; sometimes one small call survives
+    # (which one depends on the constants Hypothesis collects from the project's source)
     others = [b for i, b in enumerate(case.message["content"]) if i != index]
-    assert len(others) <= 1 and all(b.get("input") == {} for b in others)
+    assert len(others) <= 1 and all(len(json.dumps(b.get("input"))) <= 16 for b in others)
 
 
 # --- the reference reassembles every case ------------------------------------------------------
