@@ -15,7 +15,6 @@ SDK unions hold that is not drawn, with the reason; `QUIRKS` the real-server qui
 from __future__ import annotations
 
 import copy
-import json
 import string
 from functools import lru_cache
 from typing import Any, Callable
@@ -25,7 +24,7 @@ from hypothesis import strategies as st
 from . import provider_errors
 from .quirks import allowed_quirks
 from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
-from ._content import BASE62, BASE64, PLACES, interleave, opaque, positions, prose, token
+from ._content import BASE62, BASE64, PLACES, interleave, opaque, prose, token
 from ._responses_items import CALL_KINDS, STATUS_EVENTS, STREAMED, call_of, client_items
 from ._responses_items import hosted_items
 
