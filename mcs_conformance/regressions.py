@@ -25,13 +25,13 @@ renamed into place); what was saved travels to the terminal summary in `user_pro
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from .corpus import Meta
+from .framing import frame_body
 from .recorder import Entry, RecordError, check_events, check_meta, write
 from .replay import decode, replay, wire_labels
 
@@ -40,8 +40,6 @@ __all__ = ["NOT_SAVED", "SAVED", "NotSaved", "Saved", "body_of", "entry_name", "
 
 SAVED = "mcs_saved"  # user property: {"path": absolute path, "note": str | None}
 NOT_SAVED = "mcs_not_saved"  # user property: "<clause> (<target>): <why>"
-_EVENT_NAMED = ("openai-responses", "anthropic-messages")  # `event: <type>` before each data line
-_DONE_AFTER = ("openai-chat", "text")  # OpenAI Chat bodies end with `data: [DONE]`
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _TARGET = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$", re.ASCII)
 
@@ -100,31 +98,12 @@ def fed_stream(case: Any, subject: Any) -> Fed:
     return fed
 
 
-def _json_line(chunk: Any, index: int) -> str:
-    try:
-        text = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: only an escape carries it
-        text = json.dumps(chunk, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise NotSaved(f"chunk {index} cannot be written as JSON ({exc})") from None
-    return text
-
-
 def body_of(fed: Fed) -> bytes:
     """The HTTP body that carries `fed`; `NotSaved` unless it decodes back to the same chunks."""
-    parts = []
-    for index, chunk in enumerate(fed.chunks):
-        text = _json_line(chunk, index)
-        if fed.deltas or fed.wire == "ollama-chat":
-            parts.append(text + "\n")
-            continue
-        event = chunk.get("type") if isinstance(chunk, dict) and fed.wire in _EVENT_NAMED else None
-        named = isinstance(event, str) and event and not set(event) & {"\n", "\r"}
-        parts.append((f"event: {event}\n" if named else "") + f"data: {text}\n\n")
-    if not fed.deltas and fed.wire in _DONE_AFTER:
-        parts.append("data: [DONE]\n\n")
-    body = "".join(parts).encode("utf-8")
+    try:
+        body = frame_body(fed.wire, fed.chunks, deltas=fed.deltas)
+    except ValueError as exc:
+        raise NotSaved(str(exc)) from None
     chunks, error = decode(body)
     if error is not None:
         raise NotSaved(f"its body does not read back: {error}")

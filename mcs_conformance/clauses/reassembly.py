@@ -219,7 +219,9 @@ def _draws_errors(subject: Subject) -> bool:
 
 
 def _provider_message(error) -> str:
-    return error.get("message", "") if isinstance(error, dict) else str(error)
+    from ..wires.provider_errors import error_message
+
+    return error_message(error)
 
 
 @clause(

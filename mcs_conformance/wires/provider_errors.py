@@ -26,7 +26,9 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-__all__ = ["ERROR_FORMS", "error_objects", "error_tail", "is_error_event_chunk"]
+__all__ = ["ERROR_FORMS", "HTTP_STATUSES", "error_message", "error_objects", "error_tail",
+           "http_error_body",
+           "is_error_event_chunk"]
 
 #: The forms each wire can report an error in (drawn by `error_objects`).
 ERROR_FORMS = {
@@ -108,3 +110,21 @@ def is_error_event_chunk(wire: str, chunk: Any) -> bool:
     """Does this chunk travel as an SSE `event: error` (OpenAI Chat's Groq form)?"""
     return (wire in ("openai-chat", "text") and isinstance(chunk, dict)
             and set(chunk) == {"error"})
+
+
+#: Statuses a provider answers a request with before any stream starts.
+HTTP_STATUSES = (400, 401, 404, 429, 500, 503)
+
+
+def http_error_body(wire: str, error: dict | str) -> dict:
+    """The JSON body of an HTTP 4xx/5xx answer on `wire` carrying the drawn `error` (as
+    `error_objects` draws it): OpenAI's `{"error": {...}}`, Anthropic's
+    `{"type": "error", "error": {...}}`, Ollama's `{"error": "message"}`."""
+    if wire == "anthropic-messages":
+        return {"type": "error", "error": copy.deepcopy(error)}
+    return {"error": copy.deepcopy(error)}
+
+
+def error_message(error: dict | str) -> str:
+    """The provider's human-readable message inside an error object (Ollama's is the string)."""
+    return error if isinstance(error, str) else str(error.get("message", ""))

@@ -1,0 +1,100 @@
+"""The reference as a client: raw HTTP with `http.client`, the body fed to `mcs_reference` as
+it arrives. Certify it with `mcs-conformance certify --client
+mcs_conformance.clients.reference_client:reference_client --wire openai-chat`.
+
+It is also the model of a client target: one streaming request, the body consumed as the
+library's users consume it, one outcome (schemas/outcome.json) returned, never an exception.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcs_reference.buffer import LLMStreamBuffer
+from mcs_reference.errors import StreamError
+from mcs_reference.sse import BodyDecoder
+
+from .outcome import error_outcome, outcome_call
+
+__all__ = ["PATHS", "reference_client", "request_body"]
+
+#: The path each wire's client posts to, below the base URL.
+PATHS = {
+    "openai-chat": "v1/chat/completions",
+    "openai-responses": "v1/responses",
+    "anthropic-messages": "v1/messages",
+    "ollama-chat": "api/chat",
+}
+_PROMPT = "What is the weather in Paris?"
+
+
+def request_body(wire: str, *, stream: bool = True) -> dict:
+    """A minimal request of `wire` (the server answers whatever is asked)."""
+    if wire == "openai-responses":
+        return {"model": "mcs", "input": _PROMPT, "stream": stream}
+    body: dict[str, Any] = {"model": "mcs", "stream": stream,
+                            "messages": [{"role": "user", "content": _PROMPT}]}
+    if wire == "anthropic-messages":
+        body["max_tokens"] = 1024
+    return body
+
+
+def _provider_message(raw: bytes) -> str:
+    """The message inside a provider's JSON error body (the raw text when there is none)."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")[:200]
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        return str(error.get("message", error))
+    return str(error if error is not None else body)
+
+
+def reference_client(base_url: str, wire: str, *, timeout: float = 30.0) -> dict:
+    """Stream one response from `base_url` on `wire` and return its outcome."""
+    if wire not in PATHS:
+        return error_outcome(f"ValueError: the reference client knows no wire {wire!r}")
+    url = urlsplit(base_url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    try:
+        connection.request("POST", url.path.rstrip("/") + "/" + PATHS[wire],
+                           json.dumps(request_body(wire)).encode("utf-8"),
+                           {"Content-Type": "application/json", "Authorization": "Bearer sk-mcs"})
+        response = connection.getresponse()
+        if response.status >= 400:
+            return error_outcome(f"HTTP {response.status}: {_provider_message(response.read())}")
+        return _consume(response, wire)
+    except (OSError, http.client.HTTPException) as exc:
+        return error_outcome(f"{type(exc).__name__}: {exc}")
+    finally:
+        connection.close()
+
+
+def _consume(response: http.client.HTTPResponse, wire: str) -> dict:
+    """Feed the body to a buffer piece by piece, as the network delivers it."""
+    decoder = BodyDecoder(format="ndjson" if wire == "ollama-chat" else "sse")
+    buffer = LLMStreamBuffer()
+    try:
+        while True:
+            piece = response.read1(65536)
+            if not piece:
+                break
+            for chunk in decoder.feed(piece):
+                buffer.add(chunk)
+        for chunk in decoder.close():
+            buffer.add(chunk)
+    except StreamError as exc:
+        return error_outcome(f"{type(exc).__name__}: {exc}")
+    except (OSError, http.client.HTTPException) as exc:  # the connection dropped mid-body
+        return error_outcome(f"{type(exc).__name__}: the body was cut ({exc!r})")
+    if not (buffer.is_done() or decoder.done):
+        return error_outcome("IncompleteStream: the body ended before the wire's end signal")
+    message = buffer.as_dict()
+    strategy = buffer.strategy
+    if strategy is None:
+        return error_outcome("IncompleteStream: the body held no chunk")
+    return {"calls": [outcome_call(call) for call in strategy.extract(message)],
+            "text": strategy.content_text(message), "message": message, "error": None}

@@ -1,0 +1,84 @@
+"""A wire's chunks as the HTTP body its provider sends: one place for the framing.
+
+SSE for every wire but Ollama: `event: <type>` before each `data:` line where the wire names
+its events (Responses, Anthropic), `data: [DONE]` after OpenAI Chat, an OpenAI Chat error
+object as an `event: error` with no `[DONE]` after it (Groq); NDJSON for Ollama and for the
+str deltas of a text strategy. Used by the corpus writer (`regressions`) and by the local
+provider server, which also applies the byte-level quirks (`wires/quirks.py`, wire `body`).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+__all__ = ["BODY_QUIRKS_OF", "EVENT_NAMED", "content_type", "frame_body", "json_text"]
+
+EVENT_NAMED = ("openai-responses", "anthropic-messages")  # `event: <type>` before each data line
+DONE_AFTER = ("openai-chat", "text")  # OpenAI Chat bodies end with `data: [DONE]`
+NDJSON = ("ollama-chat",)
+_SSE_QUIRKS = frozenset({"sse-comments", "sse-crlf", "data-padding", "no-space-after-data",
+                         "sorted-keys"})
+#: The byte-level quirks that make sense in each wire's body.
+BODY_QUIRKS_OF = {
+    "openai-chat": _SSE_QUIRKS,
+    "openai-responses": _SSE_QUIRKS | {"data-before-event"},
+    "anthropic-messages": _SSE_QUIRKS | {"data-before-event"},
+    "ollama-chat": frozenset({"sorted-keys"}),
+}
+
+
+def content_type(wire: str) -> str:
+    """The `Content-Type` of a streamed body on `wire`."""
+    return "application/x-ndjson" if wire in NDJSON else "text/event-stream; charset=utf-8"
+
+
+def json_text(value: Any, *, sort_keys: bool = False) -> str:
+    """Compact JSON, non-ASCII kept as is (a lone surrogate escaped, since UTF-8 cannot carry
+    it). Raises `TypeError`/`ValueError` for a value JSON cannot carry (NaN, objects)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                          sort_keys=sort_keys)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, separators=(",", ":"), allow_nan=False, sort_keys=sort_keys)
+    return text
+
+
+def _is_error_event(wire: str, chunk: Any) -> bool:
+    from .wires.provider_errors import is_error_event_chunk
+
+    return is_error_event_chunk(wire, chunk)
+
+
+def frame_body(wire: str, chunks: Iterable[Any], *, deltas: bool = False,
+               quirks: frozenset = frozenset()) -> bytes:
+    """The body that carries `chunks` on `wire` (`deltas`: a text strategy's str deltas, one
+    JSON string a line). `quirks` are byte-level quirk names (those `wire` has no use for
+    are ignored). A chunk JSON cannot carry raises `ValueError` naming its position."""
+    sort_keys = "sorted-keys" in quirks
+    newline = "\r\n" if "sse-crlf" in quirks else "\n"
+    data = "data:" if "no-space-after-data" in quirks else "data:   " if "data-padding" in quirks \
+        else "data: "
+    parts = []
+    ended_by_error = False
+    for index, chunk in enumerate(chunks):
+        try:
+            text = json_text(chunk, sort_keys=sort_keys)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"chunk {index} cannot be written as JSON ({exc})") from None
+        if deltas or wire in NDJSON:
+            parts.append(text + "\n")
+            continue
+        ended_by_error = _is_error_event(wire, chunk)
+        event = "error" if ended_by_error else (
+            chunk.get("type") if isinstance(chunk, dict) and wire in EVENT_NAMED else None)
+        named = isinstance(event, str) and event and not set(event) & {"\n", "\r"}
+        lines = [f"{data}{text}"]
+        if named:
+            lines.insert(1 if "data-before-event" in quirks else 0, f"event: {event}")
+        if "sse-comments" in quirks and index % 2 == 0:
+            lines.insert(0, ": keep-alive")
+        parts.append(newline.join(lines) + newline + newline)
+    if not deltas and wire in DONE_AFTER and not ended_by_error:
+        parts.append(f"{'data:' if data == 'data:' else 'data: '}[DONE]{newline}{newline}")
+    return "".join(parts).encode("utf-8")
