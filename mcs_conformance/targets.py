@@ -104,6 +104,40 @@ def load_strategy(spec: str) -> LoadedStrategy:
     return LoadedStrategy(spec, made, obj)
 
 
+@dataclass(frozen=True)
+class LoadedClient:
+    """A client target: how the user wrote it, its kind ("client" for `pkg:fn`, "harness"
+    for a command speaking the harness protocol), and `open(timeout)`, which gives the
+    callable `(base_url, wire) -> outcome` (a harness process starts then)."""
+
+    target: str
+    kind: str
+    open: Callable[[float], Callable[[str, str], Any]]
+
+
+def load_client(spec: str) -> LoadedClient:
+    """Load a client target `pkg.module:fn`, a callable `fn(base_url, wire) -> outcome`."""
+    obj = import_object(spec)
+    if not callable(obj):
+        raise TargetError(f"{spec}: {type(obj).__name__} object is not callable; a client is "
+                          "fn(base_url: str, wire: str) -> outcome dict")
+    return LoadedClient(spec, "client", lambda timeout: obj)
+
+
+def load_harness(command: str) -> LoadedClient:
+    """A harness target: the command line of a process speaking the harness protocol
+    (docs/harness-protocol.md); it starts when the run does."""
+    if not command.strip():
+        raise TargetError("--harness: expected a command line, e.g. \"node harness.js\"")
+
+    def open_harness(timeout: float) -> Callable[[str, str], Any]:
+        from .clients.harness import harness_client  # the protocol's side of the kit
+
+        return harness_client(command, timeout=timeout)
+
+    return LoadedClient(command, "harness", open_harness)
+
+
 def load_wire(spec: str) -> Any:
     """A wire by built-in name (`openai-chat`, ...) or `pkg:Obj` (a Wire or a factory of one)."""
     from .wires import Wire, get_wire, wire_names

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 LEVELS = ("MUST", "SHOULD")
+KINDS = ("strategy", "client")  # what a clause certifies: an extraction strategy, or a client
 
 
 @dataclass
@@ -20,15 +21,24 @@ class Subject:
     `strategy` is an instance; `make()` builds a fresh one (stateful clauses use it);
     `target` is how the user named it (`pkg:Obj`), for reproduce commands; `wire` is the
     `Wire` that generates its streams (None when the kit knows no wire for it).
+    A client target has no strategy: `client` is its `clients.runner.ClientRunner`.
     """
 
     strategy: Any
     target: str
     wire: Any
     make: Callable[[], Any]
+    client: Any = None
+
+    @property
+    def kind(self) -> str:
+        """"strategy" or "client" (a harness is certified as a client)."""
+        return "strategy" if self.client is None else "client"
 
     @property
     def name(self) -> str:
+        if self.client is not None:
+            return self.client.name
         return str(getattr(self.strategy, "name", type(self.strategy).__name__))
 
     @property
@@ -62,10 +72,13 @@ class Clause:
     typical_bug: str
     applies: Callable[[Subject], bool]
     check: Callable[[Subject], None] = field(compare=False)
+    kind: str = "strategy"
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
             raise ValueError(f"clause {self.id}: level must be one of {LEVELS}")
+        if self.kind not in KINDS:
+            raise ValueError(f"clause {self.id}: kind must be one of {KINDS}")
 
     def fail(self, reason: str, case: Any = None) -> ClauseFailure:
         """The exception to raise from `check`: `raise clause.fail(...)`."""
@@ -76,13 +89,15 @@ CLAUSES: dict[str, Clause] = {}
 
 
 def clause(id: str, *, level: str, meaning: str, failure_means: str, typical_bug: str,
-           applies: Callable[[Subject], bool]) -> Callable[[Callable[[Subject], None]], Clause]:
-    """Decorator registering `check` as the clause `id`; ids are unique."""
+           applies: Callable[[Subject], bool],
+           kind: str = "strategy") -> Callable[[Callable[[Subject], None]], Clause]:
+    """Decorator registering `check` as the clause `id`; ids are unique. `kind` says what
+    it certifies: "strategy" (in-process) or "client" (over HTTP)."""
 
     def register(check: Callable[[Subject], None]) -> Clause:
         if id in CLAUSES:
             raise ValueError(f"clause id {id!r} registered twice")
-        made = Clause(id, level, meaning, failure_means, typical_bug, applies, check)
+        made = Clause(id, level, meaning, failure_means, typical_bug, applies, check, kind)
         CLAUSES[id] = made
         return made
 
@@ -91,4 +106,4 @@ def clause(id: str, *, level: str, meaning: str, failure_means: str, typical_bug
 
 def applicable(subject: Subject) -> list[Clause]:
     """The registered clauses that concern `subject`, in catalogue order."""
-    return [c for c in CLAUSES.values() if c.applies(subject)]
+    return [c for c in CLAUSES.values() if c.kind == subject.kind and c.applies(subject)]

@@ -1,0 +1,298 @@
+"""Client clauses: what any client (an SDK's stream helper, a framework, a harness) must get
+out of a real HTTP stream served by the kit's local provider server.
+
+Each example is one local round trip (two for `client.byte-cuts`). Every failure names the
+quirks of its counterexample, so "fails only on vLLM-style streams" reads as such.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..clients.cases import (error_streams, http_errors, malformed_streams, prose_streams,
+                             streams, truncated_streams)
+from ..clients.outcome import truth_calls
+from ..clients.served import Served
+from ._registry import Subject, clause
+from ._run import NATIVE_WIRES, check_each, first_difference, show
+
+CLIENT = "client"
+
+
+def _served_wire(subject: Subject) -> bool:
+    return subject.client is not None and subject.client.wire in NATIVE_WIRES
+
+
+def _quirks(served: Served) -> str:
+    names = sorted(served.quirks)
+    return f"quirks: {', '.join(names)}" if names else "quirks: none (the provider's own shape)"
+
+
+def _evidence(served: Served, outcome: dict | None = None, **more: Any) -> dict:
+    record = served.record()
+    record["quirks"] = sorted(served.quirks)
+    if outcome is not None:
+        record["outcome"] = outcome
+    record.update(more)
+    return record
+
+
+def _fail(which: Any, reason: str, served: Served, outcome: dict | None = None, **more: Any):
+    return which.fail(f"{reason} ({_quirks(served)})", _evidence(served, outcome, **more))
+
+
+def _completed(which: Any, served: Served, outcome: dict) -> None:
+    """A stream that ended well must not end in an error."""
+    if outcome["error"] is not None:
+        raise _fail(which, f"the client reported an error on a stream that completed: "
+                    f"{show(outcome['error'])}", served, outcome)
+
+
+def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
+    """How the outcome's calls differ from the truth; an id is compared only where the
+    stream carries one."""
+    if len(got) != len(expected):
+        return (f"{len(got)} call(s) {show([c['name'] for c in got])}, expected {len(expected)} "
+                f"{show([c['name'] for c in expected])}")
+    for index, (call, want) in enumerate(zip(got, expected)):
+        for key in ("name", "arguments", "id"):
+            if key == "id" and want["id"] is None:
+                continue
+            if call[key] != want[key]:
+                return f"call {index} {key} is {show(call[key])}, expected {show(want[key])}"
+    return None
+
+
+# -- calls, text, message ------------------------------------------------------------------
+@clause(
+    "client.calls",
+    level="MUST",
+    meaning="The calls a client reports (name, arguments, id, order) equal the stream=false "
+            "message's, whatever the event chunking, the byte cuts and the server's quirks.",
+    failure_means="Through this library, the application runs the wrong tool, with wrong or "
+                  "partial arguments, or answers a call id the provider never sent.",
+    typical_bug="Fragments merged by id instead of index; the last fragment dropped; a call "
+                "with empty arguments lost; calls read only from the final chunk.",
+    applies=_served_wire, kind=CLIENT,
+)
+def calls(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(served: Served) -> None:
+        outcome = runner.run(served)
+        truth = served.case.calls
+        if outcome["error"] is not None and any(call.error for call in truth):
+            return  # a malformed call reported as an error: client.malformed judges it
+        _completed(calls, served, outcome)
+        found = _calls_difference(truth_calls(truth), outcome["calls"])
+        if found:
+            raise _fail(calls, f"the client reported {found}", served, outcome)
+
+    check_each(calls, subject, streams(runner.wire, runner.quirks, min_calls=1), prop)
+
+
+@clause(
+    "client.text",
+    level="MUST",
+    meaning="The visible text a client reports equals the stream=false message's "
+            "(content_text() of the wire).",
+    failure_means="Users see text lost, doubled or garbled (a character split across two "
+                  "network reads turned into U+FFFD).",
+    typical_bug="Each network read decoded as UTF-8 on its own; deltas of other choices or "
+                "of reasoning shown as the answer; the first delta dropped.",
+    applies=_served_wire, kind=CLIENT,
+)
+def text(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(served: Served) -> None:
+        outcome = runner.run(served)
+        _completed(text, served, outcome)
+        if outcome["text"] != served.case.text:
+            raise _fail(text, f"the client reported the text {show(outcome['text'])}, expected "
+                        f"{show(served.case.text)}", served, outcome)
+
+    check_each(text, subject, streams(runner.wire, runner.quirks), prop)
+
+
+@clause(
+    "client.message",
+    level="SHOULD",
+    meaning="Where a client exposes the native message it assembled, it equals the "
+            "stream=false message.",
+    failure_means="Code that stores or resends the assembled message (the history) gets "
+                  "another message than the provider would have returned.",
+    typical_bug="Fields the library does not model dropped (refusal, annotations, thinking "
+                "signatures); usage or stop reason taken from the wrong event.",
+    applies=_served_wire, kind=CLIENT,
+)
+def message(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(served: Served) -> None:
+        outcome = runner.run(served)
+        if outcome["message"] is None:
+            return  # the library exposes no native message
+        _completed(message, served, outcome)
+        found = first_difference(served.case.message, outcome["message"])
+        if found:
+            raise _fail(message, f"the client's message differs from stream=false: {found}",
+                        served, outcome)
+
+    check_each(message, subject, streams(runner.wire, runner.quirks), prop)
+
+
+# -- byte cuts, phantom calls, malformed arguments -----------------------------------------
+@clause(
+    "client.byte-cuts",
+    level="MUST",
+    meaning="A client reports the same outcome whether the body arrives whole or cut "
+            "anywhere (mid-line, inside `data:`, between \\r and \\n, inside a UTF-8 "
+            "character).",
+    failure_means="The result depends on how the network happened to split the body: a "
+                  "client that works on localhost fails behind a proxy or on a slow link.",
+    typical_bug="Assuming each network read holds whole lines or whole events; decoding "
+                "UTF-8 per read; a \\r at the end of one read taken as a line end.",
+    applies=_served_wire, kind=CLIENT,
+)
+def byte_cuts(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(served: Served) -> None:
+        whole = Served(**{**vars(served), "pieces": (served.body,)})
+        at_once = runner.run(whole)
+        in_pieces = runner.run(served)
+        if in_pieces != at_once:
+            key = next(k for k in ("calls", "text", "error", "message")
+                       if in_pieces[k] != at_once[k])
+            raise _fail(byte_cuts, f"cut into {len(served.pieces)} pieces the body gives "
+                        f"{key} {show(in_pieces[key])}; whole, {show(at_once[key])}",
+                        served, in_pieces, whole_outcome=at_once)
+
+    check_each(byte_cuts, subject, streams(runner.wire, runner.quirks), prop)
+
+
+@clause(
+    "client.no-phantom",
+    level="MUST",
+    meaning="A text-only stream (braces, JSON, code fences, tags in prose) yields no call.",
+    failure_means="The application runs a tool nobody called when the model shows JSON.",
+    typical_bug="Scanning the visible text for JSON objects and taking them for calls.",
+    applies=_served_wire, kind=CLIENT,
+)
+def no_phantom(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(served: Served) -> None:
+        outcome = runner.run(served)
+        if outcome["calls"]:
+            raise _fail(no_phantom, f"the client reported {show(outcome['calls'])} from text "
+                        f"{show(served.case.text)}", served, outcome)
+
+    check_each(no_phantom, subject, prose_streams(runner.wire, runner.quirks), prop)
+
+
+@clause(
+    "client.malformed",
+    level="MUST",
+    meaning="A call whose arguments are not a JSON object is surfaced: its raw string as "
+            "arguments, or an error; never dropped, never turned into {}.",
+    failure_means="A malformed call runs with arguments nobody wrote, or vanishes so the "
+                  "model is never told to retry.",
+    typical_bug="`json.loads` failures swallowed and replaced by {}; calls that fail to parse "
+                "skipped; a tool_use cut by max_tokens dropped.",
+    applies=_served_wire, kind=CLIENT,
+)
+def malformed(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(drawn: tuple) -> None:
+        served, name, raw = drawn
+        outcome = runner.run(served)
+        if outcome["error"] is not None:
+            return
+        named = [call for call in outcome["calls"] if call["name"] == name]
+        if not named:
+            raise _fail(malformed, f"the call {name!r} with arguments {show(raw)} was dropped",
+                        served, outcome)
+        if not any(isinstance(call["arguments"], str) for call in named):
+            shown = show([call["arguments"] for call in named])
+            raise _fail(malformed, f"the call {name!r} with arguments {show(raw)} was reported "
+                        f"with arguments {shown}, expected the raw string or an error",
+                        served, outcome)
+
+    check_each(malformed, subject, malformed_streams(runner.wire, runner.quirks), prop)
+
+
+# -- errors --------------------------------------------------------------------------------
+@clause(
+    "client.provider-error",
+    level="MUST",
+    meaning="A provider error mid-stream (an OpenAI error object or `event: error`, "
+            "Anthropic's error event, Responses `error`/`response.failed`, Ollama's error "
+            "line) ends in an error, never in a success that looks complete.",
+    failure_means="A stream cut short by an overload or a rate limit looks like a complete "
+                  "answer: the application runs calls with partial arguments.",
+    typical_bug="Unknown events skipped, the error event included; `response.failed` read "
+                "as the end of the response; an `error` key on a chunk ignored.",
+    applies=_served_wire, kind=CLIENT,
+)
+def provider_error(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(served: Served) -> None:
+        outcome = runner.run(served)
+        if outcome["error"] is None:
+            raise _fail(provider_error, f"the stream ended in the provider error "
+                        f"{show(served.case.error)} but the client reported success",
+                        served, outcome)
+
+    check_each(provider_error, subject, error_streams(runner.wire, runner.quirks), prop)
+
+
+@clause(
+    "client.truncated",
+    level="SHOULD",
+    meaning="A body cut before the wire's end signal (the connection dropped or closed) is "
+            "an error, never a completed run of calls with partial arguments.",
+    failure_means="A dropped connection looks like a finished answer: partial arguments are "
+                  "run, half a reply is shown as the whole one.",
+    typical_bug="The end of the body taken as the end of the stream without checking "
+                "`[DONE]`, `message_stop`, `response.completed` or `done: true`.",
+    applies=_served_wire, kind=CLIENT,
+)
+def truncated(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(served: Served) -> None:
+        outcome = runner.run(served)
+        if outcome["error"] is None:
+            how = "dropped" if not served.complete else "closed cleanly"
+            raise _fail(truncated, f"the body stopped after {len(served.body)} bytes, before "
+                        f"the end signal (connection {how}), and the client reported success "
+                        f"with {len(outcome['calls'])} call(s)", served, outcome)
+
+    check_each(truncated, subject, truncated_streams(runner.wire, runner.quirks), prop)
+
+
+@clause(
+    "client.http-error",
+    level="SHOULD",
+    meaning="An HTTP 4xx/5xx answer is an error that names the provider's message.",
+    failure_means="A rate limit or an outage shows up as an empty answer, or as an error "
+                  "that hides why.",
+    typical_bug="The status not checked before reading the body as a stream; the error body "
+                "discarded.",
+    applies=_served_wire, kind=CLIENT,
+)
+def http_error(subject: Subject) -> None:
+    runner = subject.client
+
+    def prop(drawn: tuple) -> None:
+        served, provider_message = drawn
+        outcome = runner.run(served)
+        if outcome["error"] is None or provider_message not in outcome["error"]:
+            got = "success" if outcome["error"] is None else f"the error {show(outcome['error'])}"
+            raise _fail(http_error, f"HTTP {served.status} with the message "
+                        f"{provider_message!r} gave {got}", served, outcome)
+
+    check_each(http_error, subject, http_errors(runner.wire), prop)

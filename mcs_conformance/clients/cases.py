@@ -1,0 +1,159 @@
+"""Generators of what the server answers, one per situation a client clause checks.
+
+Each draws a wire `Case` (with the real-server quirks the user allows), the byte-level
+quirks of its body, and where the body is cut into the pieces the server flushes one by one:
+anywhere, and on purpose between `\\r` and `\\n`, inside a multi-byte UTF-8 character and
+inside `data:`. Hypothesis shrinks toward the whole body in one piece, with no quirk.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any, Callable
+
+from hypothesis import strategies as st
+
+from ..framing import BODY_QUIRKS_OF, frame_body
+from ..wires import BUILT_IN, Case, get_wire
+from ..wires.provider_errors import HTTP_STATUSES, error_objects, http_error_body
+from ..wires.quirks import allowed_quirks
+from .served import Served, served_error, served_stream
+
+__all__ = ["cut_points", "error_streams", "http_errors", "malformed_streams", "prose_streams",
+           "streams", "truncated_streams"]
+
+MAX_CUTS = 12
+
+
+def _body_quirks(wire: str, quirks: frozenset | None) -> frozenset:
+    """The byte-level quirks `--mcs-quirks` allows on `wire`'s body."""
+    return allowed_quirks("body", quirks) & BODY_QUIRKS_OF[wire]
+
+
+def _interesting(body: bytes) -> list[int]:
+    """Offsets where a cut catches naive readers: between `\\r` and `\\n`, inside a UTF-8
+    sequence, inside `data:`, and just before a line's end."""
+    points = []
+    for index in range(1, len(body)):
+        byte = body[index]
+        if body[index - 1] == 0x0D or 0x80 <= byte <= 0xBF or byte == 0x0A:
+            points.append(index)
+        elif body.startswith(b"data:", index - 2) or body.startswith(b"data:", index - 4):
+            points.append(index)
+    return points
+
+
+@st.composite
+def cut_points(draw: Callable, body: bytes) -> list[int]:
+    """Byte offsets to cut `body` at (empty: one piece)."""
+    if len(body) < 2:
+        return []
+    anywhere = st.integers(1, len(body) - 1)
+    interesting = _interesting(body)
+    where = st.one_of(st.sampled_from(interesting), anywhere) if interesting else anywhere
+    return draw(st.lists(where, max_size=MAX_CUTS))
+
+
+@st.composite
+def _sent(draw: Callable, case: Case, quirks: frozenset | None, *, cut: bool = True) -> Served:
+    allowed = sorted(_body_quirks(case.wire, quirks))
+    body_quirks = frozenset(draw(st.lists(st.sampled_from(allowed), unique=True))) \
+        if allowed else frozenset()
+    body = frame_body(case.wire, case.chunks, quirks=body_quirks)
+    cuts = draw(cut_points(body)) if cut else []
+    return served_stream(case, body_quirks=body_quirks, cuts=cuts)
+
+
+def streams(wire: str, quirks: frozenset | None, *, min_calls: int = 0,
+            cut: bool = True) -> st.SearchStrategy[Served]:
+    """Whole streams of `wire` (at least `min_calls` calls), their bodies cut when `cut`."""
+    cases = get_wire(wire).cases(quirks=quirks, min_calls=min_calls)
+    return cases.flatmap(lambda case: _sent(case, quirks, cut=cut))
+
+
+def error_streams(wire: str, quirks: frozenset | None) -> st.SearchStrategy[Served]:
+    """Streams that end in a provider error after HTTP 200 (`Case.error` says which)."""
+    return get_wire(wire).cases(quirks=quirks, errors=True).flatmap(
+        lambda case: _sent(case, quirks))
+
+
+def _terminal_end(case: Case, body_quirks: frozenset) -> int:
+    """How many bytes of the body a client may get and still lack the end signal: up to the
+    last `}` of the terminal chunk's JSON, or of `[DONE]`'s `]` when no chunk ends it."""
+    body = frame_body(case.wire, case.chunks, quirks=body_quirks)
+    trailer = len(frame_body(case.wire, [], quirks=body_quirks))
+    if case.done_at >= len(case.chunks):
+        return len(body) - trailer + frame_body(case.wire, [], quirks=body_quirks).index(b"]")
+    through = frame_body(case.wire, case.chunks[:case.done_at + 1], quirks=body_quirks)
+    return through.rindex(b"}", 0, len(through) - trailer)
+
+
+@st.composite
+def _truncated(draw: Callable, case: Case, quirks: frozenset | None) -> Served:
+    allowed = sorted(_body_quirks(case.wire, quirks))
+    body_quirks = frozenset(draw(st.lists(st.sampled_from(allowed), unique=True))) \
+        if allowed else frozenset()
+    end = _terminal_end(case, body_quirks)
+    keep = draw(st.integers(0, end).map(lambda back: end - back))  # shrinks toward late cuts
+    body = frame_body(case.wire, case.chunks, quirks=body_quirks)[:keep]
+    cuts = draw(cut_points(body))
+    served = served_stream(case, body_quirks=body_quirks, cuts=cuts, keep=keep)
+    if draw(st.booleans()):  # the HTTP body itself ends cleanly, only the end signal lacks
+        served = Served(**{**vars(served), "complete": True})
+    return served
+
+
+def truncated_streams(wire: str, quirks: frozenset | None) -> st.SearchStrategy[Served]:
+    """Streams with a call whose body stops before the wire's end signal (the connection
+    dropped, or closed cleanly)."""
+    return get_wire(wire).cases(quirks=quirks, min_calls=1).flatmap(
+        lambda case: _truncated(case, quirks))
+
+
+def http_errors(wire: str) -> st.SearchStrategy[tuple[Served, str]]:
+    """HTTP 4xx/5xx answers with the provider's JSON error body, and the provider's message."""
+    def made(drawn: tuple) -> tuple[Served, str]:
+        (_, error), status = drawn
+        message = error if isinstance(error, str) else error["message"]
+        return served_error(wire, status, http_error_body(wire, error)), message
+
+    return st.tuples(error_objects(wire), st.sampled_from(HTTP_STATUSES)).map(made)
+
+
+def _module(wire: str) -> Any:
+    return import_module(f"..wires.{BUILT_IN[wire]}", __package__)
+
+
+def _streamed(wire: str, message: dict) -> st.SearchStrategy[Case]:
+    """A `Case` carrying `message` on `wire`, chunked as the wire chunks its own messages."""
+    module = _module(wire)
+    return module.chunkings(message, quirks=frozenset()).map(
+        lambda chunks: module.case_of(message, chunks))
+
+
+@st.composite
+def prose_streams(draw: Callable, wire: str, quirks: frozenset | None) -> Served:
+    """Text-only streams whose text holds braces, JSON, code fences and tags: no call."""
+    from ..clauses._run import quiet_prose, with_text
+
+    native = draw(get_wire(wire).messages(max_calls=0))
+    case = draw(_streamed(wire, with_text(wire, native, draw(quiet_prose()))))
+    return draw(_sent(case, quirks))
+
+
+@st.composite
+def malformed_streams(draw: Callable, wire: str, quirks: frozenset | None) -> tuple:
+    """A stream with one call whose arguments are not a JSON object: `(served, name, raw)`.
+    Anthropic's: a tool_use cut by `max_tokens` (its JSON left unfinished)."""
+    from ..clauses.extract import _cut_by_max_tokens, _malformed_message
+
+    if wire == "anthropic-messages":
+        events, bad, raw = draw(_cut_by_max_tokens(get_wire(wire)))
+        case = Case(wire=wire, message={}, chunks=events, done_at=len(events) - 1, calls=[bad],
+                    text="")
+    else:
+        message, expected, raw = draw(_malformed_message(get_wire(wire)))
+        bad = next(call for call in expected if call.error is not None)
+        chunks = draw(_module(wire).chunkings(message, quirks=frozenset()))
+        case = Case(wire=wire, message=message, chunks=chunks, done_at=len(chunks) - 1,
+                    calls=expected, text="")
+    return draw(_sent(case, quirks)), bad.name, raw
