@@ -8,12 +8,16 @@ def catalogue_markdown() -> str:
     lines = [
         "# The clause catalogue", "",
         "Generated from the clause registry by `mcs-conformance clauses`; do not edit by hand.",
-        "MUST clauses are the contract; SHOULD clauses are strong recommendations.", "",
-        "| id | level | meaning |", "| --- | --- | --- |",
+        "MUST clauses are the contract; SHOULD clauses are strong recommendations.",
+        "Strategy clauses certify an extraction strategy in-process (`--mcs-strategy`); client "
+        "clauses certify a client or a harness over HTTP (`--mcs-client`, `--mcs-harness`, "
+        "see clients.md).", "",
+        "| id | level | certifies | meaning |", "| --- | --- | --- | --- |",
     ]
-    lines += [f"| `{c.id}` | {c.level} | {c.meaning} |" for c in CLAUSES.values()]
+    lines += [f"| `{c.id}` | {c.level} | {c.kind} | {c.meaning} |" for c in CLAUSES.values()]
     for c in CLAUSES.values():
-        lines += ["", f"## `{c.id}` ({c.level})", "", c.meaning, "",
+        meaning = c.meaning if c.kind == "strategy" else f"*Client clause.* {c.meaning}"
+        lines += ["", f"## `{c.id}` ({c.level})", "", meaning, "",
                   f"**What a failure means.** {c.failure_means}", "",
                   f"**Typical bug behind it.** {c.typical_bug}"]
     return "\n".join(lines) + "\n"

@@ -28,8 +28,8 @@ from . import schema
 from .clauses import CLAUSES
 from .render import badge, junit_xml, summary_markdown
 from .report import VERDICTS, ClauseResult, Header, Report
-from .targets import TargetError, load_strategy, load_wire
-from .settings import quirks_label
+from .targets import TargetError, load_client, load_harness, load_strategy, load_wire
+from .settings import quirks_label, target_option
 from .wires import wire_for_strategy
 from .wires.quirks import parse_quirks
 
@@ -48,6 +48,7 @@ class Request:
     jobs: int | None = None
     clauses: tuple[str, ...] = ()  # narrow the run to these clause ids (all when empty)
     quirks: str = "all"  # none, all or quirk names separated by commas (docs/quirks.md)
+    kind: str = "strategy"  # what `target` names: strategy (pkg:Obj), client (pkg:fn), harness (CMD)
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -80,6 +81,11 @@ def check_request(request: Request) -> tuple[Any, Any]:
         raise UsageProblem(f"--quirks {request.quirks}: {exc}") from None
     if request.jobs and importlib.util.find_spec("xdist") is None:
         raise UsageProblem("--jobs needs pytest-xdist: pip install pytest-xdist")
+    if request.kind != "strategy":
+        return _check_client(request)
+    if request.clauses and all(CLAUSES[c].kind == "client" for c in request.clauses):
+        raise UsageProblem(f"--clause {request.clauses[0]}: a client clause; it does not apply "
+                           f"to the strategy {request.target} (certify a client with --client)")
     try:
         loaded = load_strategy(request.target)
         wire = load_wire(request.wire) if request.wire else wire_for_strategy(loaded.strategy)
@@ -93,6 +99,36 @@ def check_request(request: Request) -> tuple[Any, Any]:
     return loaded, wire
 
 
+def _check_client(request: Request) -> tuple[Any, Any]:
+    """Load a client or a harness (which must start and answer), and check its wire and
+    clause selection."""
+    from .clauses._run import NATIVE_WIRES
+
+    option = f"--{request.kind}"
+    if request.wire not in NATIVE_WIRES:
+        given = f"--wire {request.wire}" if request.wire else "no --wire"
+        raise UsageProblem(f"{option} {request.target}: {given}; a client is certified on one "
+                           f"of {', '.join(NATIVE_WIRES)} (pass --wire NAME)")
+    if request.clauses and not any(CLAUSES[c].kind == "client" for c in request.clauses):
+        raise UsageProblem(f"--clause {request.clauses[0]}: selects no client clause for "
+                           f"{option} {request.target}; client clauses are client.* "
+                           "(`mcs-conformance clauses`)")
+    try:
+        loaded = (load_harness if request.kind == "harness" else load_client)(request.target)
+    except TargetError as exc:
+        raise UsageProblem(str(exc)) from None
+    if request.kind == "harness":  # it must start and answer `start` before a run begins
+        try:
+            client = loaded.open(30.0)
+        except Exception as exc:
+            raise UsageProblem(f"{option} {request.target}: {exc}") from None
+        implementation = getattr(client, "implementation", None)
+        client.close()
+        return (loaded, implementation if isinstance(implementation, dict) else None), \
+            load_wire(request.wire)
+    return (loaded, None), load_wire(request.wire)
+
+
 class _Collector:
     """pytest plugin object: one `ClauseResult` per clause item, with progress on a terminal."""
 
@@ -101,12 +137,15 @@ class _Collector:
         self.progress = progress
         self.rerun = rerun  # the reproduce command when the item could not say (setup errors)
         self.total = 0
+        self.usage_error: str | None = None  # a client that returned no outcome
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.total = len(session.items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
+        if props.get("mcs_usage_error") and self.usage_error is None:
+            self.usage_error = props["mcs_usage_error"]
         clause_id = props.get("mcs_clause")
         if clause_id is None or report.when != "call" and report.passed:
             return
@@ -140,17 +179,21 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     loaded, wire = check_request(request)
     baseline = read_baseline(request.baseline) if request.baseline else None
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    options = [f"--mcs-strategy={request.target}", f"--mcs-profile={request.profile}",
-               f"--mcs-seed={request.seed}"]
+    options = [f"--mcs-profile={request.profile}", f"--mcs-seed={request.seed}"]
     quirks = quirks_label(parse_quirks(request.quirks))
     if quirks != "all":
         options.append(f"--mcs-quirks={quirks}")
     if request.wire:
         options.append(f"--mcs-wire={request.wire}")
-    collector = _Collector(progress, "pytest " + " ".join(options))
+    shown = target_option(loaded[0] if request.kind != "strategy" else loaded)
+    collector = _Collector(progress, " ".join(["pytest", shown, *options]))
+    options.insert(0, f"--mcs-{request.kind}={request.target}")  # argv: no shell quoting
     if progress is not None:
-        count = len(request.clauses or CLAUSES)
-        progress.write(f"certifying {request.target} on wire {wire.name}: {count} clauses, "
+        kind = "client" if request.kind != "strategy" else "strategy"
+        count = len(request.clauses or [c for c in CLAUSES.values() if c.kind == kind])
+        label = request.target if kind == "strategy" else f"{request.kind} {request.target}"
+        progress.write(f"certifying {label} on wire {wire.name}: "
+                       f"{count} clauses, "
                        f"profile {request.profile}, seed {request.seed}, quirks {quirks}\n")
     profile = hypothesis.settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:
@@ -169,6 +212,8 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         finally:  # the plugin loads its profile globally; leave the caller's as it was
             hypothesis.settings.load_profile(profile)
         seconds = time.perf_counter() - clock
+    if collector.usage_error is not None:
+        raise UsageProblem(collector.usage_error)
     if code not in (0, 1) or not collector.results:
         raise RuntimeError(f"the certification run ended with pytest exit status {code}:\n{output.getvalue()[-3000:]}")
     accepted = set(baseline or ())
@@ -176,12 +221,18 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         ClauseResult(**{**vars(r), "expected_failure": r.bad and r.clause in accepted})
         for r in (collector.results[c] for c in CLAUSES if c in collector.results)
     )
+    if request.kind == "strategy":
+        name, implementation = str(getattr(loaded.strategy, "name", "?")), None
+    else:
+        implementation = loaded[1]
+        name = str((implementation or {}).get("name") or request.target)
     header = Header(
-        target=request.target, strategy=str(getattr(loaded.strategy, "name", "?")), wire=wire.name,
+        target=request.target, strategy=name, wire=wire.name,
         profile=request.profile, seed=request.seed, started=started,
         version=version("mcs-conformance"), python=platform.python_version(),
         hypothesis=hypothesis.__version__, platform=platform.platform(terse=True), baseline=baseline,
-        clauses=tuple(request.clauses) or None, quirks=quirks,
+        clauses=tuple(request.clauses) or None, quirks=quirks, target_kind=request.kind,
+        implementation=implementation,
     )
     return Report(header, results, seconds)
 

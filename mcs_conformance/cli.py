@@ -1,4 +1,4 @@
-"""The `mcs-conformance` command: `certify`, `clauses`, and `record`.
+"""The `mcs-conformance` command: `certify`, `clauses`, `record` and `serve`.
 
 Exit status: 0 certified (or done), 1 refused, 2 usage error (one line on stderr).
 """
@@ -22,8 +22,14 @@ def _parser() -> argparse.ArgumentParser:
         "certify", help="run the clause catalogue on a strategy and write a report",
         description="Run every clause on TARGET and write report.jsonl, summary.md, junit.xml "
                     "and badge.json into --out. Exit 0 certified, 1 refused, 2 usage error.")
-    certify.add_argument("target", metavar="TARGET",
+    certify.add_argument("target", metavar="TARGET", nargs="?",
                          help="the strategy, pkg.module:Obj (instance, class or factory)")
+    certify.add_argument("--client", metavar="PKG:FN",
+                         help="certify a client fn(base_url, wire) -> outcome over HTTP instead "
+                              "(docs/clients.md); needs --wire")
+    certify.add_argument("--harness", metavar="COMMAND",
+                         help="certify a harness command speaking the harness protocol "
+                              "(docs/harness-protocol.md); needs --wire")
     certify.add_argument("--wire", help="wire name or pkg:Obj (default: from the strategy's name)")
     certify.add_argument("--profile", choices=PROFILES, default="ci", help="Hypothesis profile (default: ci)")
     certify.add_argument("--baseline", type=Path, help='JSON file {"expected_failures": [clause ids]}')
@@ -37,6 +43,19 @@ def _parser() -> argparse.ArgumentParser:
                          help="run only this clause (repeatable); the report records the narrowing")
 
     commands.add_parser("clauses", help="print the clause catalogue as Markdown")
+
+    serve = commands.add_parser(
+        "serve", help="run the local provider server alone and print each case's base URL",
+        description="Serve generated cases of one wire on 127.0.0.1, each under its own base "
+                    "URL, until interrupted: point curl, a client or a harness at them.")
+    serve.add_argument("--wire", required=True, help="openai-chat, openai-responses, "
+                       "anthropic-messages or ollama-chat")
+    serve.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
+    serve.add_argument("--port", type=int, default=0,
+                       help="port to listen on (default: a free one; taken: another)")
+    serve.add_argument("--count", type=int, default=10, help="cases to serve (default: 10)")
+    serve.add_argument("--quirks", default="all", metavar="none|all|NAME,NAME",
+                       help="real-server quirks the cases may hold (default: all)")
 
     record = commands.add_parser(
         "record", help="turn a captured HTTP body into a corpus entry",
@@ -61,16 +80,34 @@ def main(argv: list[str] | None = None) -> int:
         from .recorder import record_command
 
         return record_command(args)
+    if args.command == "serve":
+        from .clients.serve import serve_command
+
+        return serve_command(args)
     return _certify(args)
+
+
+def _target(args: argparse.Namespace) -> tuple[str, str]:
+    """(kind, target): exactly one of TARGET, --client and --harness."""
+    given = [(kind, value) for kind, value in (("strategy", args.target), ("client", args.client),
+                                               ("harness", args.harness)) if value is not None]
+    if len(given) != 1:
+        raise ValueError("name one target: a strategy TARGET, --client PKG:FN or --harness CMD")
+    return given[0]
 
 
 def _certify(args: argparse.Namespace) -> int:
     from .certify import Request, UsageProblem, progress_stream, run, write
 
     seed = args.seed if args.seed is not None else random.Random().getrandbits(32)
-    request = Request(target=args.target, wire=args.wire, profile=args.profile, seed=seed,
+    try:
+        kind, target = _target(args)
+    except ValueError as exc:
+        print(f"mcs-conformance certify: error: {exc}", file=sys.stderr)
+        return 2
+    request = Request(target=target, wire=args.wire, profile=args.profile, seed=seed,
                       baseline=args.baseline, jobs=args.jobs,
-                      clauses=tuple(dict.fromkeys(args.clause)), quirks=args.quirks)
+                      clauses=tuple(dict.fromkeys(args.clause)), quirks=args.quirks, kind=kind)
     try:
         if args.out.exists() and not args.out.is_dir():
             raise UsageProblem(f"--out {args.out}: exists and is not a folder")
@@ -83,7 +120,7 @@ def _certify(args: argparse.Namespace) -> int:
         print(f"mcs-conformance certify: error: {exc}", file=sys.stderr)
         return 2
     word = "certified" if report.certified else "refused"
-    print(f"{args.target}: {word} {report.score} (report in {args.out})")
+    print(f"{target}: {word} {report.score} (report in {args.out})")
     for clause_id in report.unexpected:
         print(f"  unexpected failure: {clause_id}")
     for clause_id in report.stale_baseline:

@@ -87,6 +87,10 @@ def case_record(case: Any) -> Any:
     """A JSON-able view of a counterexample (a wire `Case` or whatever the clause passed)."""
     if case is None:
         return None
+    if isinstance(case, tuple) and case and hasattr(case[0], "record"):
+        case = case[0]  # a client clause's draw: what the server sent, then what it means
+    if callable(getattr(case, "record", None)):  # what the local server sent a client
+        return case.record()
     if hasattr(case, "chunks") and hasattr(case, "message"):
         return {
             "wire": case.wire,
@@ -119,19 +123,32 @@ def describe_case(case: Any) -> list[str]:
     return lines
 
 
+def _is_outcome_error(exc: BaseException) -> bool:
+    """Did a client return something that is not an outcome? (a usage error, exit 2)"""
+    from .clients.outcome import OutcomeError
+
+    return isinstance(exc, OutcomeError)
+
+
 class ClauseItem(pytest.Item):
     """Run one clause against one strategy."""
 
-    def __init__(self, *, clause: Clause, loaded: LoadedStrategy, wire: Any, settings: Any, **kw: Any):
+    def __init__(self, *, clause: Clause, loaded: LoadedStrategy, wire: Any, settings: Any,
+                 runner: Any = None, **kw: Any):
         super().__init__(**kw)
         self.clause = clause
         self.loaded = loaded
         self.wire = wire
         self.mcs = settings
+        self.runner = runner  # a client's `clients.runner.ClientRunner`; None for a strategy
+        self.noun = getattr(loaded, "kind", "strategy")  # strategy, client or harness
         self.user_properties.append(("mcs_clause", clause.id))
         self.user_properties.append(("mcs_target", loaded.target))
 
     def subject(self) -> Subject:
+        if self.runner is not None:
+            return Subject(strategy=None, target=self.loaded.target, wire=self.wire,
+                           make=lambda: None, client=self.runner)
         return Subject(strategy=self.loaded.strategy, target=self.loaded.target,
                        wire=self.wire, make=self.loaded.make)
 
@@ -157,16 +174,20 @@ class ClauseItem(pytest.Item):
                 self.user_properties.append(save_failure(self, failure))
             raise
         except ClauseTimeout as hung:
-            self._verdict("errored", f"the strategy hung: {hung}", None)
+            self._verdict("errored", f"the {self.noun} hung: {hung}", None)
             raise
         except (KeyboardInterrupt, pytest.exit.Exception):  # the user stops the run
             raise
         except BaseException as exc:  # SystemExit from a strategy is its bug, not the end
             hung = timeout_behind(exc)
             if hung is not None:  # the limit struck inside Hypothesis, which then raised
-                self._verdict("errored", f"the strategy hung: {hung}", None)
+                self._verdict("errored", f"the {self.noun} hung: {hung}", None)
                 raise ClauseTimeout(str(hung)) from exc
-            self._verdict("errored", f"the strategy raised {type(exc).__name__}: {exc}",
+            if _is_outcome_error(exc):  # no outcome at all: the user must fix the client
+                self._verdict("errored", str(exc), case_record(getattr(exc, "mcs_case", None)))
+                self.user_properties.append(("mcs_usage_error", str(exc)))
+                raise
+            self._verdict("errored", f"the {self.noun} raised {type(exc).__name__}: {exc}",
                           case_record(getattr(exc, "mcs_case", None)))
             raise
         finally:
@@ -181,16 +202,21 @@ class ClauseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         clause = self.clause
         lines = [f"[{clause.level} {clause.id}] {clause.meaning}",
-                 f"strategy: {self.loaded.target} ({self.subject().name})"]
+                 f"{self.noun}: {self.loaded.target} ({self.subject().name})"]
         error = excinfo.value
         if isinstance(error, ClauseFailure):
             lines.append(f"failed: {error.reason}")
             lines += describe_case(error.case)
         elif isinstance(error, ClauseTimeout):
-            lines.append(f"errored: the strategy hung ({error}); raise --mcs-timeout if it is only slow")
+            lines.append(f"errored: the {self.noun} hung ({error}); raise --mcs-timeout if it "
+                         "is only slow")
+        elif _is_outcome_error(error):
+            lines.append(f"errored: {error}")
         else:  # the traceback ends with Hypothesis' notes (the failing case, the blob)
-            lines.append(f"errored: the strategy raised {type(error).__name__}: {error}")
+            lines.append(f"errored: the {self.noun} raised {type(error).__name__}: {error}")
             case = getattr(error, "mcs_case", None)
+            if isinstance(case, tuple) and case:
+                case = case[0]
             if getattr(case, "quirks", None) is not None:
                 lines.append(f"quirks: {shown(sorted(case.quirks))}")
             lines += ["", *traceback.format_exception(error, limit=-6)]

@@ -1,7 +1,8 @@
-"""The pytest plugin (`pytest11` entry point): `pytest --mcs-strategy=pkg:Obj` certifies a strategy.
+"""The pytest plugin (`pytest11` entry point): `pytest --mcs-strategy=pkg:Obj` certifies a strategy,
+`pytest --mcs-client=pkg:fn --mcs-wire=W` a client (`--mcs-harness="CMD"` a harness).
 
 Hooks only; each hands off to `settings` (options), `items` (one item per clause) or the
-corpus runner. Without `--mcs-strategy` or `--mcs-corpus` the plugin stays silent.
+corpus runner. Without a target or `--mcs-corpus` the plugin stays silent.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .profiles import SHRINK_SECONDS, cap_shrinking
 from .settings import SETTINGS_KEY, add_options, resolve
 
 PROFILE_KEY = pytest.StashKey[str]()
+SERVERS_KEY = pytest.StashKey[object]()  # the session's local provider server (clients)
 SHRINK_KEY = pytest.StashKey[float]()
 
 
@@ -29,9 +31,12 @@ def pytest_configure(config: pytest.Config) -> None:
         configure(config, settings)
     if not settings.active:
         return
-    from .session import wires_for
+    from .session import check_selection, client_wire, wires_for
 
     wires_for(settings)  # a strategy with no wire fails now, as a usage error
+    if settings.clients:
+        client_wire(settings)
+    check_selection(settings)
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args[:] = []  # `pytest --mcs-strategy=X` alone runs the clauses, not the project's tests
     config.stash[PROFILE_KEY] = hypothesis.settings.get_current_profile_name()
@@ -40,6 +45,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    servers = config.stash.get(SERVERS_KEY, None)
+    if servers is not None:  # the server leaves no thread or socket behind
+        servers.close()
     previous = config.stash.get(PROFILE_KEY, None)
     if previous is not None:  # leave Hypothesis as we found it (matters for in-process runs)
         hypothesis.settings.load_profile(previous)
@@ -54,8 +62,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return header(config)
     if settings is None or not settings.active:
         return []
-    names = ", ".join(s.target for s in settings.strategies)
-    return [f"mcs-conformance: certifying {names} (profile {settings.profile}, seed {settings.seed})",
+    names = ", ".join(t.target if getattr(t, "kind", "strategy") == "strategy"
+                      else f"{t.kind} {t.target}" for t in settings.targets)
+    wire = f" on wire {settings.wire_spec}" if settings.clients and settings.wire_spec else ""
+    return [f"mcs-conformance: certifying {names}{wire} (profile {settings.profile}, "
+            f"seed {settings.seed})",
             f"mcs-conformance: quirks {settings.quirks_label} (docs/quirks.md)",
             f"mcs-conformance: rerun with: {settings.rerun_command()}"]
 
@@ -67,7 +78,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if settings is not None and settings.active:
         from .session import clause_items
 
-        items.extend(clause_items(session, settings))
+        servers = None
+        if settings.clients:
+            from .clients.runner import SessionServer
+
+            servers = config.stash[SERVERS_KEY] = SessionServer()
+        items.extend(clause_items(session, settings, servers))
 
 
 def pytest_pycollect_makemodule(module_path, parent):
@@ -80,6 +96,9 @@ def pytest_pycollect_makemodule(module_path, parent):
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    runners = {id(r): r for r in (getattr(i, "runner", None) for i in session.items) if r}
+    for runner in runners.values():  # harness processes stop with the session
+        runner.close()
     settings = session.config.stash.get(SETTINGS_KEY, None)
     if settings is not None and settings.corpus is not None:
         from .corpus import session_finish

@@ -40,8 +40,9 @@ def summary_markdown(report: Report) -> str:
     h = report.header
     verdict = "**certified**" if report.certified else "**refused**"
     lines = [
-        f"# mcs-conformance: `{h.target}` {verdict} ({report.score})", "",
-        f"Strategy `{h.strategy}` on wire `{h.wire}`, profile `{h.profile}`, seed `{h.seed}`, "
+        f"# mcs-conformance: {h.target_kind} `{h.target}` {verdict} ({report.score})", "",
+        f"{h.target_kind.capitalize()} `{h.strategy}` on wire `{h.wire}`, profile `{h.profile}`, "
+        f"seed `{h.seed}`, "
         f"quirks `{h.quirks}`, "
         f"mcs-conformance {h.version}, Hypothesis {h.hypothesis}, Python {h.python}.", "",
     ]

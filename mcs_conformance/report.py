@@ -54,6 +54,8 @@ class Header:
     baseline: tuple[str, ...] | None = None
     clauses: tuple[str, ...] | None = None  # the clauses run when narrowed, None for all
     quirks: str = "all"  # the quirks the streams could hold: all, none or names (docs/quirks.md)
+    target_kind: str = "strategy"  # strategy, client or harness
+    implementation: dict | None = None  # what a harness said it runs
 
 
 @dataclass(frozen=True)

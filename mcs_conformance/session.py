@@ -1,4 +1,8 @@
-"""Turn resolved settings into the run: each strategy's wire, then one item per clause."""
+"""Turn resolved settings into the run: each target's wire, then one item per clause.
+
+Strategies run the strategy clauses in-process; clients and harnesses run the client clauses
+over HTTP, against one local provider server shared by the whole session (`SESSION_SERVER`).
+"""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -35,14 +39,61 @@ def wires_for(settings: McsSettings) -> list[Any]:
     return wires
 
 
-def clause_items(session: pytest.Session, settings: McsSettings) -> list[ClauseItem]:
-    """Every (strategy, clause) pair, in catalogue order; `--mcs-clause` narrows the clauses."""
+def client_wire(settings: McsSettings) -> str:
+    """The wire the clients are certified on: `--mcs-wire`, a native built-in wire."""
+    from .clauses._run import NATIVE_WIRES
+
+    name = getattr(settings.wire, "name", None)
+    if name not in NATIVE_WIRES or settings.wire_spec not in NATIVE_WIRES:
+        option = settings.wire_spec or "(none given)"
+        raise pytest.UsageError(
+            f"--mcs-wire={option}: a client is certified on a wire the local server speaks; "
+            f"pass --mcs-wire with one of {', '.join(NATIVE_WIRES)}")
+    return name
+
+
+def check_selection(settings: McsSettings) -> None:
+    """`--mcs-clause` must leave every kind of target at least one clause (no "0/0")."""
+    if not settings.clauses:
+        return
+    kinds = {CLAUSES[c].kind for c in settings.clauses}
+    if settings.strategies and "strategy" not in kinds:
+        raise pytest.UsageError(
+            f"--mcs-clause={settings.clauses[0]}: a client clause; it does not apply to the "
+            f"strategy {settings.strategies[0].target} (certify a client with --mcs-client)")
+    if settings.clients and "client" not in kinds:
+        raise pytest.UsageError(
+            f"--mcs-clause={settings.clauses[0]}: selects no client clause for "
+            f"{settings.clients[0].target}; client clauses are client.* "
+            "(`mcs-conformance clauses`)")
+
+
+def clause_items(session: pytest.Session, settings: McsSettings,
+                 servers: Any = None) -> list[ClauseItem]:
+    """Every (target, clause) pair of the target's kind, in catalogue order; `--mcs-clause`
+    narrows the clauses. Client runners share `servers` (a `clients.runner.SessionServer`)."""
     chosen = [c for c in CLAUSES.values() if not settings.clauses or c.id in settings.clauses]
     items = []
     for loaded, wire in zip(settings.strategies, wires_for(settings)):
         for clause in chosen:
+            if clause.kind != "strategy":
+                continue
             items.append(ClauseItem.from_parent(
                 session, name=f"mcs[{loaded.target}]::{clause.id}",
                 clause=clause, loaded=loaded, wire=wire, settings=settings,
             ))
+    if settings.clients:
+        from .clients.runner import ClientRunner
+
+        wire_name = client_wire(settings)
+        for loaded in settings.clients:
+            runner = ClientRunner(loaded, wire_name, quirks=settings.quirks,
+                                  timeout=settings.timeout, servers=servers)
+            for clause in chosen:
+                if clause.kind != "client":
+                    continue
+                items.append(ClauseItem.from_parent(
+                    session, name=f"mcs[{loaded.target}]::{clause.id}", clause=clause,
+                    loaded=loaded, wire=settings.wire, settings=settings, runner=runner,
+                ))
     return items

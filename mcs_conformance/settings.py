@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -14,7 +15,8 @@ from typing import Any, Callable
 import pytest
 
 from .profiles import DEFAULT, PROFILES
-from .targets import LoadedStrategy, TargetError, load_strategy, load_wire
+from .targets import (LoadedClient, LoadedStrategy, TargetError, load_client, load_harness,
+                      load_strategy, load_wire)
 
 SETTINGS_KEY = pytest.StashKey["McsSettings"]()
 
@@ -100,6 +102,14 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--mcs-strategy", action="append", default=[], dest="mcs_strategy",
                     type=_converter(load_strategy), metavar="PKG:OBJ",
                     help="extraction strategy to certify (instance, class or factory); repeatable")
+    group.addoption("--mcs-client", action="append", default=[], dest="mcs_client",
+                    type=_converter(load_client), metavar="PKG:FN",
+                    help="client to certify over HTTP: fn(base_url, wire) -> outcome "
+                         "(docs/clients.md); needs --mcs-wire; repeatable")
+    group.addoption("--mcs-harness", action="append", default=[], dest="mcs_harness",
+                    type=_converter(load_harness), metavar="COMMAND",
+                    help="harness command speaking the harness protocol "
+                         "(docs/harness-protocol.md); needs --mcs-wire; repeatable")
     group.addoption("--mcs-wire", dest="mcs_wire", default=None, type=_converter(load_wire),
                     metavar="NAME|PKG:OBJ",
                     help="wire that generates the strategy's streams (default: from its name)")
@@ -138,6 +148,7 @@ class McsSettings:
     corpus: Path | None = None
     save_failures: Path | None = None  # absolute; what runs does not change, so no rerun option
     quirks: frozenset | None = None  # the quirks the generators may draw; None: all
+    clients: tuple[LoadedClient, ...] = ()  # clients and harnesses, certified over HTTP
 
     @property
     def quirks_label(self) -> str:
@@ -146,12 +157,17 @@ class McsSettings:
     @property
     def active(self) -> bool:
         """Certify the strategies clause by clause (with a corpus, they replay it instead)."""
-        return bool(self.strategies) and self.corpus is None
+        return bool(self.strategies or self.clients) and self.corpus is None
+
+    @property
+    def targets(self) -> tuple:
+        """Every target, strategies first."""
+        return (*self.strategies, *self.clients)
 
     def rerun_command(self, target: str | None = None, clause: str | None = None) -> str:
-        """The command that repeats this run (one strategy and clause when given)."""
-        targets = [target] if target else [s.target for s in self.strategies]
-        parts = ["pytest"] + [f"--mcs-strategy={t}" for t in targets]
+        """The command that repeats this run (one target and clause when given)."""
+        chosen = [t for t in self.targets if target is None or t.target == target]
+        parts = ["pytest"] + [target_option(t) for t in chosen]
         if self.wire_spec:
             parts.append(f"--mcs-wire={self.wire_spec}")
         if clause:
@@ -162,6 +178,14 @@ class McsSettings:
         if self.quirks is not None:
             parts.append(f"--mcs-quirks={self.quirks_label}")
         return " ".join(parts)
+
+
+def target_option(loaded: Any) -> str:
+    """The option that names a target again: --mcs-strategy, --mcs-client or --mcs-harness."""
+    kind = getattr(loaded, "kind", "strategy")
+    if kind == "harness":
+        return f"--mcs-harness={shlex.quote(loaded.target)}"
+    return f"--mcs-{kind}={loaded.target}"
 
 
 def _raw_option(config: pytest.Config, name: str) -> str | None:
@@ -194,4 +218,5 @@ def resolve(config: pytest.Config) -> McsSettings:
         corpus=config.getoption("mcs_corpus"),
         save_failures=config.getoption("mcs_save_failures"),
         quirks=config.getoption("mcs_quirks"),
+        clients=(*config.getoption("mcs_client"), *config.getoption("mcs_harness")),
     )

@@ -14,7 +14,24 @@ from .outcome import check_outcome, error_outcome
 from .served import Served
 from .server import ProviderServer
 
-__all__ = ["ClientRunner"]
+__all__ = ["ClientRunner", "SessionServer"]
+
+
+class SessionServer:
+    """One provider server for a whole session, started when the first case needs it."""
+
+    def __init__(self) -> None:
+        self._server: ProviderServer | None = None
+
+    def get(self) -> ProviderServer:
+        if self._server is None:
+            self._server = ProviderServer()
+        return self._server
+
+    def close(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
 
 
 class ClientRunner:
@@ -22,12 +39,13 @@ class ClientRunner:
     (None: every quirk), which the case generators honour."""
 
     def __init__(self, loaded: LoadedClient, wire: str, *, quirks: frozenset | None = None,
-                 timeout: float = 300.0):
+                 timeout: float = 300.0, servers: SessionServer | None = None):
         self.loaded = loaded
         self.wire = wire
         self.quirks = quirks
         self.timeout = timeout
-        self._server: ProviderServer | None = None
+        self._own = servers is None  # a runner made alone closes its server itself
+        self._servers = servers or SessionServer()
         self._client: Callable[[str, str], Any] | None = None
 
     @property
@@ -37,21 +55,27 @@ class ClientRunner:
     @property
     def name(self) -> str:
         """The implementation's name when a harness told it, else the target."""
-        implementation = getattr(self._client, "implementation", None)
-        if isinstance(implementation, dict) and implementation.get("name"):
+        implementation = self.implementation
+        if implementation and implementation.get("name"):
             return str(implementation["name"])
         return self.loaded.target
 
     def start(self) -> None:
-        if self._server is None:
-            self._server = ProviderServer()
+        """Open the client (a harness process starts here)."""
         if self._client is None:
             self._client = self.loaded.open(self.timeout)
+
+    @property
+    def implementation(self) -> dict | None:
+        """What a harness said it runs (None for a Python client)."""
+        value = getattr(self._client, "implementation", None)
+        return value if isinstance(value, dict) else None
 
     def run(self, served: Served) -> dict:
         """Serve `served`, let the client make its one request, return its checked outcome."""
         self.start()
-        url = self._server.add(served)
+        server = self._servers.get()
+        url = server.add(served)
         try:
             try:
                 value = self._client(url, self.wire)
@@ -59,15 +83,15 @@ class ClientRunner:
                 value = error_outcome(f"{type(exc).__name__}: {exc}")
             return check_outcome(value, url)
         finally:
-            self._server.discard(url)
+            server.discard(url)
 
     def close(self) -> None:
-        """Stop the client (a harness process) and the server; safe to call twice."""
+        """Stop the client (a harness process), and the server if it is the runner's own;
+        safe to call twice."""
         client, self._client = self._client, None
-        server, self._server = self._server, None
         try:
             if client is not None and hasattr(client, "close"):
                 client.close()
         finally:
-            if server is not None:
-                server.close()
+            if self._own:
+                self._servers.close()

@@ -506,6 +506,6 @@ def test_the_committed_report_is_valid_and_certified(name):
     report = Report.from_jsonl(text)
     assert report.header.target == BUNDLED[name] and report.header.profile == "ci"
     assert report.header.clauses is None and report.header.baseline is None
-    assert [r.clause for r in report.results] == list(CLAUSES)
+    assert [r.clause for r in report.results] == [c for c, k in CLAUSES.items() if k.kind == "strategy"]
     assert report.certified, f"{name}: {report.unexpected}"
     assert json.loads((folder / "badge.json").read_text("utf-8"))["message"] == f"certified {report.score}"

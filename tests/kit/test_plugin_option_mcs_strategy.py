@@ -75,7 +75,8 @@ def test_every_clause_runs_by_default_once_per_strategy(targets: pytest.Pytester
     result = targets.runpytest("--mcs-strategy=user_targets:INSTANCE", "--collect-only", "-q")
 
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines([f"::mcs[[]user_targets:INSTANCE]::{clause}" for clause in CLAUSES])
+    result.stdout.fnmatch_lines([f"::mcs[[]user_targets:INSTANCE]::{clause}" for clause in CLAUSES
+                                   if CLAUSES[clause].kind == "strategy"])
 
 
 @pytest.mark.parametrize("target, problem", [
