@@ -1,0 +1,105 @@
+'use strict';
+/**
+ * node-openai: the `openai` npm package's stream helpers, as its README shows them.
+ *
+ * openai-chat: `client.chat.completions.stream(...)` then `finalChatCompletion()`;
+ * openai-responses: `client.responses.stream(...)` then `finalResponse()`.
+ * The base URL gets `/v1` appended, as for any self-hosted OpenAI-compatible server.
+ */
+const {serve, argumentsOf, joinUrl, plain, requirePeer} = require('../node-protocol.cjs');
+
+const OpenAI = requirePeer(__dirname, 'openai');
+
+const PROMPT = 'Call the tool.';
+// A tool declared so that the request allows tool calls; the helpers do not check the
+// names the model calls against it (they only auto-parse tools marked strict).
+const CHAT_TOOL = {type: 'function',
+  function: {name: 'mcs_tool', parameters: {type: 'object', properties: {}}}};
+const RESPONSES_TOOL = {type: 'function', name: 'mcs_tool', strict: false,
+  parameters: {type: 'object', properties: {}}};
+
+function client(baseUrl) {
+  // maxRetries 0: a retried request would fetch the same served body again.
+  return new OpenAI({baseURL: joinUrl(baseUrl, 'v1'), apiKey: 'sk-mcs', maxRetries: 0});
+}
+
+/** The Chat message without what the helper adds over the wire's type (`ParsedChatCompletion`
+ * adds `message.parsed` and `function.parsed_arguments`, null for tools not marked strict). */
+function chatMessage(message) {
+  const {parsed, ...rest} = message;
+  if (Array.isArray(rest.tool_calls)) {
+    rest.tool_calls = rest.tool_calls.map((call) => {
+      if (!call.function) return call;
+      const {parsed_arguments: parsedArguments, ...fn} = call.function;
+      return {...call, function: fn};
+    });
+  }
+  return plain(rest);
+}
+
+async function chat(baseUrl) {
+  const stream = client(baseUrl).chat.completions.stream({
+    model: 'mcs-model', messages: [{role: 'user', content: PROMPT}], tools: [CHAT_TOOL],
+  });
+  const completion = await stream.finalChatCompletion();
+  const message = completion.choices[0].message;
+  const calls = (message.tool_calls || []).map((call) => call.type === 'custom'
+    ? {name: call.custom.name, arguments: call.custom.input, id: call.id ?? null}
+    : {name: call.function.name, arguments: argumentsOf(call.function.arguments),
+      id: call.id ?? null});
+  return {calls, text: typeof message.content === 'string' ? message.content : '',
+    message: chatMessage(message), error: null};
+}
+
+// Responses items the client runs, as the kit's wire names them (CALL_KINDS); the rest
+// (hosted tools, MCP, reasoning, messages) ran on OpenAI's side or are not calls.
+const OTHER_KINDS = {computer_call: 'computer', local_shell_call: 'local_shell',
+  shell_call: 'shell', apply_patch_call: 'apply_patch'};
+const BOOKKEEPING = new Set(['type', 'id', 'call_id', 'status']);
+
+function responsesCalls(output) {
+  const answered = new Set(output.filter((item) => item.type.endsWith('_output'))
+    .map((item) => item.call_id));
+  const calls = [];
+  for (const item of output) {
+    if (answered.has(item.call_id) || 'environment' in item) continue;
+    if (item.type === 'function_call') {
+      calls.push({name: item.name, arguments: argumentsOf(item.arguments), id: item.call_id});
+    } else if (item.type === 'custom_tool_call') {
+      calls.push({name: item.name, arguments: item.input, id: item.call_id});
+    } else if (item.type in OTHER_KINDS) {
+      const payload = Object.fromEntries(Object.entries(item)
+        .filter(([key]) => !BOOKKEEPING.has(key)));
+      calls.push({name: OTHER_KINDS[item.type], arguments: plain(payload), id: item.call_id});
+    }
+  }
+  return calls;
+}
+
+/** The Response without what the helper adds over the wire's type (`ParsedResponse` adds
+ * `output_text`, `output_parsed`, `parsed` on each content part, `parsed_arguments`). */
+function responseMessage(response) {
+  const {output_text: outputText, output_parsed: outputParsed, ...rest} = response;
+  rest.output = rest.output.map((item) => {
+    const {parsed_arguments: parsedArguments, ...kept} = item;
+    if (item.type === 'message' && Array.isArray(item.content)) {
+      kept.content = item.content.map(({parsed, ...part}) => part);
+    }
+    return item.type === 'function_call' || item.type === 'message' ? kept : item;
+  });
+  return plain(rest);
+}
+
+async function responses(baseUrl) {
+  const stream = client(baseUrl).responses.stream({
+    model: 'mcs-model', input: PROMPT, tools: [RESPONSES_TOOL],
+  });
+  const response = await stream.finalResponse();
+  const output = response.output || [];
+  const text = output.filter((item) => item.type === 'message')
+    .flatMap((item) => item.content || [])
+    .filter((part) => part.type === 'output_text').map((part) => part.text).join('');
+  return {calls: responsesCalls(output), text, message: responseMessage(response), error: null};
+}
+
+serve(__dirname, 'openai', (wire, baseUrl) => (wire === 'openai-chat' ? chat : responses)(baseUrl));

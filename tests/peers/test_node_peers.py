@@ -1,0 +1,90 @@
+"""Each Node peer's harness through protocol v1: start, one served case per wire, stop.
+
+The case is a recorded stream from corpora/ served by the kit's local provider server; the
+harness must report the same calls and text as the kit's reference client reads from the
+same served body. Each peer's pinned environment is installed into .peers/<peer>/ with
+`npm ci` when it is missing or stale. Skipped only where node (or npm) is not installed.
+"""
+from __future__ import annotations
+
+import filecmp
+import json
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mcs_conformance.clients.harness import harness_client
+from mcs_conformance.clients.reference_client import reference_client
+from mcs_conformance.clients.served import Served
+from mcs_conformance.clients.server import ProviderServer
+from mcs_conformance.framing import content_type
+
+ROOT = Path(__file__).resolve().parents[2]
+PEERS = ROOT / "peers"
+NODE_PEERS = sorted(path.parent.name for path in PEERS.glob("node-*/peer.json"))
+#: one small recorded stream per wire: some text, then a call whose arguments are fragmented
+STREAMS = {
+    "openai-chat": "openai-chat/tool-fragmented-arguments.sse",
+    "openai-responses": "openai-responses/function-call-argument-deltas.sse",
+    "anthropic-messages": "anthropic-messages/text-then-tool-use.sse",
+}
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None,
+                                reason="node and npm are not installed")
+
+
+def _install(peer: str) -> None:
+    """`npm ci` the peer's pinned package.json and lockfile into .peers/<peer>/ unless the
+    lockfile installed there is already the pinned one."""
+    source, env = PEERS / peer, ROOT / ".peers" / peer
+    lock = env / "package-lock.json"
+    if (env / "node_modules").is_dir() and lock.exists() and filecmp.cmp(
+            lock, source / "package-lock.json", shallow=False):
+        return
+    env.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(source / name, env / name)
+    subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=env,
+                   check=True, capture_output=True, timeout=300)
+
+
+def _served(wire: str) -> Served:
+    body = (ROOT / "corpora" / STREAMS[wire]).read_bytes()
+    return Served(wire=wire, status=200, content_type=content_type(wire), pieces=(body,))
+
+
+def test_every_node_peer_is_described_and_pinned():
+    assert len(NODE_PEERS) >= 3
+    for peer in NODE_PEERS:
+        described = json.loads((PEERS / peer / "peer.json").read_text())
+        assert described["name"] == peer and described["language"] == "node"
+        assert set(described["wires"]) <= set(STREAMS)
+        pinned = json.loads((PEERS / peer / "package.json").read_text())["dependencies"]
+        assert described["library"] in pinned
+        assert all(version[0].isdigit() for version in pinned.values()), pinned
+
+
+@pytest.mark.parametrize("peer", NODE_PEERS)
+def test_the_harness_starts_runs_each_wire_and_stops(peer):
+    _install(peer)
+    described = json.loads((PEERS / peer / "peer.json").read_text())
+    installed = json.loads((ROOT / ".peers" / peer / "node_modules" / described["library"]
+                            / "package.json").read_text())["version"]
+    with ProviderServer() as server, harness_client(
+            f"node {shlex.quote(str(PEERS / peer / described['harness']))}",
+            timeout=60) as client:
+        implementation = client.implementation
+        assert implementation["name"] == peer
+        assert implementation["version"].startswith(installed)
+        assert implementation["wires"] == described["wires"]
+        for wire in described["wires"]:
+            url = server.add(_served(wire))
+            truth = reference_client(url, wire)
+            outcome = client(url, wire)
+            assert truth["error"] is None and truth["calls"]
+            assert outcome["error"] is None, outcome["error"]
+            assert outcome["calls"] == truth["calls"]
+            assert outcome["text"] == truth["text"]
