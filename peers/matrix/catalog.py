@@ -2,6 +2,7 @@
 lives under `.peers/<name>/`, how to install it, and the command that starts its harness."""
 from __future__ import annotations
 
+import filecmp
 import json
 import os
 import shlex
@@ -78,7 +79,10 @@ class Peer:
         if self.in_project:
             return True
         if self.language == "node":
-            return (self.env / "node_modules").is_dir() and (self.env / "package.json").exists()
+            return (self.env / "node_modules").is_dir() and all(
+                (self.env / name).exists() and filecmp.cmp(self.env / name, self.folder / name,
+                                                           shallow=False)
+                for name in ("package.json", "package-lock.json"))
         return self.python.exists() and (self.env / ".requirements.txt").exists() and \
             (self.env / ".requirements.txt").read_text() == (self.folder / "requirements.txt").read_text()
 
