@@ -3,6 +3,7 @@ failure alone, keep its stream, write peers/results.json and regenerate docs/pee
 
     python peers/run.py [--only NAME ...] [--profile P] [--jobs N] [--no-speed]
     python peers/run.py --page            # only re-render docs/peers.md from results.json
+    python peers/run.py --speed-only [--only NAME ...]
     python peers/run.py --confirm peers/findings/<peer>/<wire>/<entry>.sse
 
 Run it with the project's environment (`.venv/bin/python peers/run.py`); every peer gets
@@ -15,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
     parser.add_argument("--jobs", type=int, default=2, help="certifications at once (default: 2)")
     parser.add_argument("--no-speed", action="store_true", help="skip the speed column")
+    parser.add_argument("--speed-only", action="store_true",
+                        help="only measure the speed column of the chosen peers")
     parser.add_argument("--page", action="store_true", help="only re-render docs/peers.md")
     parser.add_argument("--confirm", type=Path, metavar="PATH",
                         help="replay one saved finding through its peer's harness")
@@ -138,6 +141,42 @@ def add_speed(rows: list[dict], peers: list[catalog.Peer]) -> None:
                 row["speed"] = entry
 
 
+def publish(rows: list[dict], peers: list[catalog.Peer]) -> list[dict]:
+    """Add "not run" rows for peers without any, sort, write results.json and the page."""
+    known = {row["peer"] for row in rows}
+    rows = rows + [_placeholder(peer, peer.pinned(), wire, quirks, "not run", None)
+                   for peer in peers if peer.name not in known
+                   for wire in peer.wires for quirks in page.MODES]
+    order = {peer.name: index for index, peer in enumerate(peers)}
+    rows.sort(key=lambda r: (order.get(r["peer"], len(order)), r["wire"], r["quirks"] != "none"))
+    results.save(rows)
+    DOCS_PAGE.write_text(page.page(rows, results.load_notes()), "utf-8")
+    return rows
+
+
+def run_matrix(chosen: list[catalog.Peer], peers: list[catalog.Peer], rows: list[dict],
+               args) -> list[dict]:
+    """Certify the chosen peers; results.json and the page are rewritten as each cell ends,
+    so an interrupted run keeps what it finished."""
+    with tempfile.TemporaryDirectory(prefix="mcs-peers-") as work, \
+            ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        owner, left = {}, {}
+        for peer in chosen:
+            for item in run_peer(peer, args, pool, Path(work)):
+                if isinstance(item, dict):
+                    rows = results.merged(rows, [item])
+                else:
+                    owner[item] = peer.name
+                    left[peer.name] = left.get(peer.name, 0) + 1
+        rows = publish(rows, peers)
+        for future in as_completed(owner):
+            rows = publish(results.merged(rows, [future.result()]), peers)
+            left[owner[future]] -= 1
+            if not left[owner[future]]:
+                snapshot(owner[future])
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.confirm:
@@ -148,28 +187,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"peers/run.py: error: --only {', '.join(sorted(unknown))}: no such peer in "
               f"{catalog.PEERS}", file=sys.stderr)
         return 2
-    rows = results.load()
-    if not args.page:
-        chosen = [peer for peer in peers if not args.only or peer.name in args.only]
-        new: list[dict] = []
-        with tempfile.TemporaryDirectory(prefix="mcs-peers-") as work, \
-                ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            pending = [item for peer in chosen for item in run_peer(peer, args, pool, Path(work))]
-            new = [item if isinstance(item, dict) else item.result() for item in pending]
-        for peer in chosen:
-            snapshot(peer.name)
-        if not args.no_speed:
-            add_speed(new, [p for p in chosen if any(r["peer"] == p.name and
-                                                     r.get("status") == "run" for r in new)])
-        rows = results.merged(rows, new)
-    known = {row["peer"] for row in rows}
-    rows += [_placeholder(peer, peer.pinned(), wire, quirks, "not run", None)
-             for peer in peers if peer.name not in known
-             for wire in peer.wires for quirks in page.MODES]
-    order = {peer.name: index for index, peer in enumerate(peers)}
-    rows.sort(key=lambda r: (order.get(r["peer"], len(order)), r["wire"], r["quirks"] != "none"))
-    results.save(rows)
-    DOCS_PAGE.write_text(page.page(rows, results.load_notes()), "utf-8")
+    rows = [row for row in results.load() if row.get("status") != "not run"]
+    chosen = [peer for peer in peers if not args.only or peer.name in args.only]
+    if not args.page and not args.speed_only:
+        rows = run_matrix(chosen, peers, rows, args)
+    if args.speed_only or (not args.page and not args.no_speed):
+        add_speed(rows, [peer for peer in chosen if any(
+            row["peer"] == peer.name and row.get("status", "run") == "run" for row in rows)])
+    publish(rows, peers)
     say(f"wrote {results.RESULTS.relative_to(catalog.REPO)} and {DOCS_PAGE.relative_to(catalog.REPO)}")
     return 0
 

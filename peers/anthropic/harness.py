@@ -18,7 +18,7 @@ def run(base_url, wire):
     calls = [call(block.name, block.input, block.id)
              for block in message.content if block.type == "tool_use"]
     text = "".join(block.text for block in message.content if block.type == "text")
-    return outcome(calls, text, message.model_dump(mode="json", exclude_unset=True))
+    return outcome(calls, text, message.to_dict(mode="json"))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ def chat(client):
     message = completion.choices[0].message
     calls = [call(tc.function.name, tc.function.arguments, tc.id)
              for tc in message.tool_calls or [] if tc.type == "function"]
-    dumped = without_sdk_keys(message.model_dump(mode="json", exclude_unset=True))
+    dumped = without_sdk_keys(message.to_dict(mode="json"))
     return outcome(calls, message.content or "", dumped)
 
 
@@ -51,7 +51,7 @@ def responses(client):
         for _ in stream:
             pass
         response = stream.get_final_response()
-    dumped = without_sdk_keys(response.model_dump(mode="json", exclude_unset=True))
+    dumped = without_sdk_keys(response.to_dict(mode="json"))
     answered = {item.get("call_id") for item in dumped["output"]
                 if item["type"].endswith("_output")}
     calls = [item_call(item) for item in dumped["output"]
