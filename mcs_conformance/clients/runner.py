@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..targets import LoadedClient
+from .harness import HarnessError
 from .outcome import check_outcome, error_outcome
 from .served import Served
 from .server import ProviderServer
@@ -79,6 +80,8 @@ class ClientRunner:
         try:
             try:
                 value = self._client(url, self.wire)
+            except HarnessError:  # a broken harness, not the library: the case is errored
+                raise
             except Exception as exc:  # the library's own exception: an error outcome
                 value = error_outcome(f"{type(exc).__name__}: {exc}")
             return check_outcome(value, url)
