@@ -34,7 +34,7 @@ def say(text: str) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="peers/run.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="run only this peer (repeatable)")
+                        help="run only this peer (repeatable; they run in this order)")
     parser.add_argument("--profile", default="ci", help="the kit's profile (default: ci)")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
     parser.add_argument("--jobs", type=int, default=2, help="certifications at once (default: 2)")
@@ -188,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{catalog.PEERS}", file=sys.stderr)
         return 2
     rows = [row for row in results.load() if row.get("status") != "not run"]
-    chosen = [peer for peer in peers if not args.only or peer.name in args.only]
+    by_name = {peer.name: peer for peer in peers}
+    chosen = [by_name[name] for name in dict.fromkeys(args.only)] if args.only else peers
     if not args.page and not args.speed_only:
         rows = run_matrix(chosen, peers, rows, args)
     if args.speed_only or (not args.page and not args.no_speed):
