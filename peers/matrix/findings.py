@@ -42,17 +42,27 @@ class Finding:
     note: str | None = None
 
 
-def piece_bytes(text: str) -> bytes:
-    """A body piece as sent: `Served.record()` decodes each piece with backslashreplace, so a
-    UTF-8 character cut between two pieces shows as `\\xNN` escapes; give those bytes back.
-    (A JSON body never holds a backslash before `x` outside an even run of backslashes.)"""
-    out, start = bytearray(), 0
-    for match in _REPLACED.finditer(text):
-        out += text[start:match.start()].encode("utf-8") + match.group(1).encode("utf-8")
-        out.append(int(match.group(2), 16))
-        start = match.end()
-    out += text[start:].encode("utf-8")
-    return bytes(out)
+def piece_bytes(texts: list[str]) -> tuple[bytes, ...]:
+    """The body pieces as sent: `Served.record()` decodes each piece with backslashreplace,
+    so a UTF-8 character cut between two pieces shows as `\\xNN` escapes; give those bytes
+    back. A JSON body holds a backslash before `x` only inside an even run of backslashes
+    (an escaped backslash), which may begin in an earlier piece: the run carries over."""
+    pieces: list[bytes] = []
+    carried = 0  # backslashes at the end of what came before
+    for text in texts:
+        prefix = "\\" * (carried % 2)
+        out, start = bytearray(), 0
+        shifted = prefix + text
+        for match in _REPLACED.finditer(shifted):
+            out += shifted[start:match.start()].encode("utf-8") + match.group(1).encode("utf-8")
+            out.append(int(match.group(2), 16))
+            start = match.end()
+        out += shifted[start:].encode("utf-8")
+        piece = bytes(out[len(prefix):])
+        pieces.append(piece)
+        stripped = piece.rstrip(b"\\")
+        carried = (carried if not stripped else 0) + len(piece) - len(stripped)
+    return tuple(pieces)
 
 
 def served_of(evidence: dict) -> Served:
@@ -60,7 +70,7 @@ def served_of(evidence: dict) -> Served:
     wire, status = evidence["wire"], evidence["status"]
     return Served(wire=wire, status=status,
                   content_type=content_type(wire) if status == 200 else "application/json",
-                  pieces=tuple(piece_bytes(piece) for piece in evidence["pieces"]),
+                  pieces=piece_bytes(evidence["pieces"]),
                   complete=evidence.get("complete", True),
                   quirks=frozenset(evidence.get("quirks", ())))
 
