@@ -102,37 +102,53 @@ def confirm(command: str, clause: str, evidence: dict, *, timeout: float = 120.0
         client.close()
 
 
+RAW = ".body"  # a failing answer the corpus cannot read, kept for `--confirm` only
+RAW_META = ".finding.json"
+
+
 def save(root: Path, *, peer: str, version: str, clause: str, quirks_mode: str,
-         evidence: dict, reason: str) -> tuple[str | None, str | None]:
-    """Write the counterexample's body as a corpus entry under `root` (the peer's findings
-    folder); returns (path relative to the repository, None) or (None, why not)."""
+         evidence: dict, reason: str) -> tuple[str, str | None]:
+    """Keep the counterexample's answer under `root` (the peer's findings folder): a corpus
+    entry when its body is a stream the corpus can replay, else the raw body (an HTTP error
+    answer, a body cut inside its first event) beside a `.finding.json`. Returns the path
+    relative to the repository and, for a raw body, a note saying why it is not an entry."""
     served = served_of(evidence)
-    if served.status != 200:
-        return None, f"an HTTP {served.status} answer is not a stream (its body: " \
-                     f"{served.body[:120].decode('utf-8', 'replace')})"
     name = f"{clause.removeprefix('client.')}--{served.wire}--quirks-{quirks_mode}"
-    shows = f"{peer} {version} fails {clause}: {reason}"
-    try:
-        entry = plan(served.body, corpus=root, name=name, suffix=".sse",
-                     source=f"peers/run.py: the shrunk counterexample of {clause} for {peer} "
-                            f"{version} on {served.wire}, quirks {quirks_mode}",
-                     shows=shows[:2000])
-    except RecordError as exc:
-        return None, f"its body is not a replayable stream ({exc})"
-    meta = {**entry.meta, "x-mcs-finding": {
-        "peer": peer, "version": version, "clause": clause, "wire": served.wire,
-        "quirks": sorted(served.quirks), "quirks_mode": quirks_mode, "status": served.status,
-        "complete": served.complete, "cuts": [len(piece) for piece in served.pieces],
-        "outcome": evidence.get("outcome"), "whole_outcome": evidence.get("whole_outcome"),
-        "reason": reason}}
-    write(type(entry)(entry.path, entry.body, meta, entry.summary), overwrite=True)
-    return entry.path.resolve().relative_to(REPO).as_posix(), None
+    finding = {"peer": peer, "version": version, "clause": clause, "wire": served.wire,
+               "quirks": sorted(served.quirks), "quirks_mode": quirks_mode,
+               "status": served.status, "complete": served.complete,
+               "cuts": [len(piece) for piece in served.pieces],
+               "outcome": evidence.get("outcome"),
+               "whole_outcome": evidence.get("whole_outcome"), "reason": reason}
+    why = f"an HTTP {served.status} answer is not a stream" if served.status != 200 else None
+    if why is None:
+        try:
+            entry = plan(served.body, corpus=root, name=name, suffix=".sse",
+                         source=f"peers/run.py: the shrunk counterexample of {clause} for "
+                                f"{peer} {version} on {served.wire}, quirks {quirks_mode}",
+                         shows=f"{peer} {version} fails {clause}: {reason}"[:2000])
+        except RecordError as exc:
+            why = f"the corpus cannot read its body ({exc})"
+        else:
+            meta = {**entry.meta, "x-mcs-finding": finding}
+            write(type(entry)(entry.path, entry.body, meta, entry.summary), overwrite=True)
+            return entry.path.resolve().relative_to(REPO).as_posix(), None
+    folder = root / served.wire
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / (name + RAW)).write_bytes(served.body)
+    (folder / (name + RAW_META)).write_text(json.dumps(finding, indent=1, ensure_ascii=False)
+                                            + "\n", "utf-8")
+    note = f"kept as a raw body, replayed by `peers/run.py --confirm` only: {why}"
+    return (folder / (name + RAW)).resolve().relative_to(REPO).as_posix(), note
 
 
 def evidence_of_entry(stream: Path) -> tuple[str, dict]:
     """The clause and the counterexample a saved finding holds, to confirm it again."""
-    meta = json.loads(stream.with_name(stream.stem + ".meta.json").read_text("utf-8"))
-    finding = meta["x-mcs-finding"]
+    if stream.suffix == RAW:
+        finding = json.loads(stream.with_name(stream.stem + RAW_META).read_text("utf-8"))
+    else:
+        meta = json.loads(stream.with_name(stream.stem + ".meta.json").read_text("utf-8"))
+        finding = meta["x-mcs-finding"]
     body, pieces, start = stream.read_bytes(), [], 0
     for size in finding["cuts"]:
         pieces.append(body[start:start + size].decode("utf-8", "backslashreplace"))

@@ -41,7 +41,8 @@ harness process with the same bytes cut at the same places, gives the same faili
 again (`✗?` marks a failure that did not repeat). Its stream is kept in
 `peers/findings/<peer>/` as a corpus entry: `pytest --mcs-corpus=peers/findings/<peer>`
 replays it through the reference, and `python peers/run.py --confirm PATH` replays it
-through the peer's harness. The first row is the reference, `mcs_reference`, through the
+through the peer's harness (an answer the corpus cannot read, such as an HTTP error or a
+body cut inside its first event, is kept as a raw `.body` for `--confirm` alone). The first row is the reference, `mcs_reference`, through the
 same raw-HTTP path as everyone else. Regenerate everything with `python peers/run.py`.
 """
 
@@ -157,6 +158,8 @@ def finding_lines(row: dict, finding: dict, notes: dict) -> list[str]:
         f"The kit's reason: {finding.get('reason') or 'none given'}.")
     if finding.get("corpus"):
         stream = f"[`{finding['corpus']}`](../{finding['corpus']})"
+        if finding.get("note"):
+            stream += f" ({finding['note']})"
     else:
         stream = f"not kept as a stream: {finding.get('note') or 'no stream'}"
     upstream = note.get("upstream")

@@ -76,9 +76,19 @@ def test_saving_keeps_the_stream_its_cuts_and_reads_them_back(tmp_path, referenc
         shutil.rmtree(root.parent)
 
 
-def test_an_http_error_answer_is_not_kept_as_a_stream(tmp_path):
+def test_an_http_error_answer_is_kept_raw_and_reads_back(tmp_path):
     evidence = {"wire": "openai-chat", "status": 429, "quirks": [], "complete": True,
                 "pieces": ['{"error":{"message":"slow down"}}'], "outcome": {}}
-    corpus, note = findings.save(tmp_path, peer="acme", version="1", clause="client.http-error",
-                                 quirks_mode="none", evidence=evidence, reason="r")
-    assert corpus is None and note.startswith("an HTTP 429 answer is not a stream")
+    root = catalog.REPO / "peers" / "findings" / "_test" / tmp_path.name
+    try:
+        corpus, note = findings.save(root, peer="acme", version="1", clause="client.http-error",
+                                     quirks_mode="none", evidence=evidence, reason="r")
+        assert corpus.endswith("http-error--openai-chat--quirks-none.body")
+        assert "an HTTP 429 answer is not a stream" in note
+        clause, again = findings.evidence_of_entry(catalog.REPO / corpus)
+        assert clause == "client.http-error" and again["status"] == 429
+        assert findings.served_of(again).body == b'{"error":{"message":"slow down"}}'
+    finally:
+        import shutil
+
+        shutil.rmtree(root.parent)
