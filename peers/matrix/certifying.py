@@ -84,17 +84,26 @@ def certify(peer: Peer, wire: str, quirks: str, *, profile: str, seed: int, out:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         cell.problem = f"certify exited {done.returncode}: {last}"
         return cell
-    for line in map(json.loads, report.read_text("utf-8").splitlines()):
+    cell.verdicts, cell.failures = read_report(report, exposes_message)
+    return cell
+
+
+def read_report(report: Path, exposes_message: bool | None) -> tuple[dict, list]:
+    """The client clauses' verdicts of a report.jsonl, and its failures (clause, reason,
+    counterexample); `client.message` passed on a harness without a message is "n/a"."""
+    verdicts, failures = {}, []
+    # "\n" only: str.splitlines() would also cut at U+2028, U+0085 ... inside JSON strings
+    for line in map(json.loads, filter(None, report.read_text("utf-8").split("\n"))):
         if line.get("kind") != "clause" or not line["clause"].startswith("client."):
             continue
         verdict = line["verdict"]
         if line["clause"] == MESSAGE and exposes_message is False and verdict == "passed":
             verdict = "n/a"
-        cell.verdicts[line["clause"]] = verdict
+        verdicts[line["clause"]] = verdict
         if verdict == "failed":
-            cell.failures.append((line["clause"], line.get("reason") or "",
-                                  line.get("counterexample")))
-    return cell
+            failures.append((line["clause"], line.get("reason") or "",
+                             line.get("counterexample")))
+    return verdicts, failures
 
 
 def start_problem(peer: Peer) -> str | None:

@@ -1,5 +1,6 @@
 """Confirming a finding: the counterexample's bytes come back exactly from its record, and a
 failure counts only when a fresh harness gives the same failing outcome again."""
+import json
 import sys
 from pathlib import Path
 
@@ -92,3 +93,21 @@ def test_an_http_error_answer_is_kept_raw_and_reads_back(tmp_path):
         import shutil
 
         shutil.rmtree(root.parent)
+
+
+def test_a_report_line_holding_a_line_separator_is_one_line(tmp_path):
+    from matrix import certifying
+
+    lines = [{"kind": "header"},
+             {"kind": "clause", "clause": "client.text", "verdict": "failed",
+              "reason": "text 'a\u2028b\x85c'", "counterexample": {"pieces": ["\u2028"]}},
+             {"kind": "clause", "clause": "client.message", "verdict": "passed"},
+             {"kind": "clause", "clause": "extract.calls", "verdict": "passed"},
+             {"kind": "footer"}]
+    report = tmp_path / "report.jsonl"
+    report.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines),
+                      "utf-8")
+    verdicts, failures = certifying.read_report(report, exposes_message=False)
+    assert verdicts == {"client.text": "failed", "client.message": "n/a"}
+    assert failures == [("client.text", "text 'a\u2028b\x85c'", {"pieces": ["\u2028"]})]
+    assert certifying.read_report(report, exposes_message=True)[0]["client.message"] == "passed"
