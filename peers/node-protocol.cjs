@@ -36,9 +36,19 @@ function resolvePeer(peerDir, name) {
   }
 }
 
-/** The peer's library `name`, loaded as its users load it (`require`). */
+/**
+ * The peer's library `name`, loaded as its users load it (`require`). A library that is
+ * not installed ends the harness at once with one line on stderr (the kit quotes it).
+ */
 function requirePeer(peerDir, name) {
-  return require(resolvePeer(peerDir, name));
+  let resolved;
+  try {
+    resolved = resolvePeer(peerDir, name);
+  } catch (err) {
+    process.stderr.write(`harness: ${err.message}\n`);
+    process.exit(1);
+  }
+  return require(resolved);
 }
 
 /** The version in the package.json of `name` as the peer resolves it. */
