@@ -134,14 +134,18 @@ def summary(peer: str, rows: list[dict], notes: dict) -> str:
     if all(row.get("status", "run") != "run" for row in rows):
         problem = next((row.get("problem") for row in rows if row.get("problem")), None)
         return f"{head}: not run yet" + (f" ({problem})" if problem else "") + "."
-    failing: dict[str, set] = defaultdict(set)
+    failing: dict[str, dict] = defaultdict(lambda: defaultdict(set))
     for row in rows:
         for finding in row["findings"]:
-            failing[finding["clause"]].add(f"{row['wire']} quirks {row['quirks']}")
+            failing[finding["clause"]][row["wire"]].add(row["quirks"])
     wires = sorted({row["wire"] for row in rows if row.get("status", "run") == "run"})
     if not failing:
         return f"{head}: passes every client clause it can be judged on, on {', '.join(wires)}."
-    parts = [f"`{short(c)}` ({'; '.join(sorted(where))})" for c, where in sorted(failing.items())]
+    parts = []
+    for clause, where in sorted(failing.items()):
+        places = "; ".join(f"{wire} quirks {' and '.join(m for m in MODES if m in modes)}"
+                           for wire, modes in sorted(where.items()))
+        parts.append(f"`{short(clause)}` ({places})")
     return f"{head}: fails {', '.join(parts)}."
 
 
