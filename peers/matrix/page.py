@@ -9,6 +9,7 @@ kit's own reason.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -65,8 +66,14 @@ def _clauses(rows: list[dict], order: list[str]) -> list[str]:
     return [c for c in order if c in seen] + sorted(seen - set(order))
 
 
+def _heading(peer: str, wire: str, clause: str, quirks: str) -> str:
+    return f"{peer}: `{clause}` on {wire}, quirks {quirks}"
+
+
 def _anchor(peer: str, wire: str, clause: str, quirks: str) -> str:
-    return f"{peer}-{wire}-{short(clause)}-{quirks}".replace(".", "-")
+    """The heading's anchor as GitHub makes it (lowercase, punctuation dropped, spaces -)."""
+    text = _heading(peer, wire, clause, quirks).strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
 def _cell(row: dict | None, clause: str) -> str:
@@ -168,9 +175,9 @@ def finding_lines(row: dict, finding: dict, notes: dict) -> list[str]:
         stream = f"not kept as a stream: {finding.get('note') or 'no stream'}"
     upstream = note.get("upstream")
     upstream_text = f"<{upstream}>" if upstream else NOT_REPORTED
-    return [f'<a id="{_anchor(peer, wire, clause, row["quirks"])}"></a>',
-            f"#### {peer} {row['version']}, {wire}: `{clause}` (run with quirks {row['quirks']})",
-            "", f"- Quirks in the minimal counterexample: {quirks}.",
+    return [f"#### {_heading(peer, wire, clause, row['quirks'])}", "",
+            f"- Version: {row['version']}.",
+            f"- Quirks in the minimal counterexample: {quirks}.",
             f"- Stream: {stream}.", f"- Upstream: {upstream_text}.", "", paragraph, ""]
 
 

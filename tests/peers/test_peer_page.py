@@ -72,14 +72,14 @@ def test_one_matrix_per_wire_with_both_modes_per_cell():
     header = next(line for line in text.splitlines() if line.startswith("| peer |"))
     assert header == "| peer | `calls` | `text` | `message` | `truncated` | speed |"
     acme = next(line for line in text.splitlines() if line.startswith("| acme 1.2.3 |"))
-    anchor = "#acme-openai-chat-truncated-all"
+    anchor = "#acme-clienttruncated-on-openai-chat-quirks-all"
     assert acme == f"| acme 1.2.3 | ✓ ✓ | ✓ ✓ | n/a n/a | ✓ [✗]({anchor}) | ×3.5, growth 1.1 |"
     assert "| zeta 1.2.3 (not run) | · · | · · | · · | · · |" in text
 
 
 def test_a_finding_without_a_note_shows_the_kits_reason_and_no_upstream():
     text = page.render(fixture_rows(), {}, ORDER)
-    assert '<a id="acme-openai-chat-truncated-all"></a>' in text
+    assert "#### acme: `client.truncated` on openai-chat, quirks all" in text
     assert "- Quirks in the minimal counterexample: `sse-crlf`." in text
     assert ("(../peers/findings/acme/openai-chat/truncated--openai-chat--quirks-all.sse)"
             in text)
