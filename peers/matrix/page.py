@@ -95,7 +95,8 @@ def _speed(row: dict | None) -> str:
     if not speed:
         return ""
     if speed.get("ratio") is None:
-        return "not measured"
+        problem = speed.get("problem") or ""
+        return problem if problem.startswith("more than") else "not measured"
     growth = speed.get("growth")
     return f"×{speed['ratio']:.2g}" + (f", growth {growth:.2g}" if growth is not None else "")
 
@@ -195,7 +196,9 @@ def render(rows: list[dict], notes: dict, order: list[str]) -> str:
         lines.append("Speed: seconds to consume one 1 MB tool-argument stream in 10 000 chunks "
                      "from the local server, over the reference's seconds on the same wire; "
                      "growth: per-chunk cost at 10 000 chunks over that at 1 000 (about 1 is "
-                     "linear, about 10 is a quadratic accumulator).")
+                     "linear, about 10 is a quadratic accumulator; fixed costs per request pull "
+                     "both toward 1). The reference's own row times it a second time: its "
+                     "distance from 1 is the noise of the measure on this machine.")
     lines.append("")
     for wire in WIRES:
         lines += matrix(wire, rows, order)

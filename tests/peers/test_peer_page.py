@@ -125,3 +125,11 @@ def test_the_page_orders_clauses_as_the_kits_catalogue():
     order = page.clause_order()
     assert order[:2] == ["client.calls", "client.text"]
     assert all(clause.startswith("client.") for clause in order)
+
+
+def test_a_peer_too_slow_to_time_says_so_in_its_speed_cell():
+    rows = fixture_rows()
+    rows[3]["speed"] = {"wire": "openai-chat", "ratio": None, "growth": None, "seconds": None,
+                        "problem": "more than 120 s for 10000 chunks (4.1 s for 1000)"}
+    text = page.render(rows, {}, ORDER)
+    assert "| more than 120 s for 10000 chunks (4.1 s for 1000) |" in text
