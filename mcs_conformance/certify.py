@@ -6,6 +6,7 @@ which carry each clause's verdict in `user_properties`, into report lines.
 """
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import io
 import json
@@ -29,7 +30,9 @@ from .clauses import CLAUSES
 from .render import badge, junit_xml, summary_markdown
 from .report import VERDICTS, ClauseResult, Header, Report
 from .targets import TargetError, load_client, load_harness, load_strategy, load_wire
+from .database import example_database
 from .settings import quirks_label, target_option
+from .shards import parse_shard
 from .wires import wire_for_strategy
 from .wires.quirks import parse_quirks
 
@@ -49,6 +52,8 @@ class Request:
     clauses: tuple[str, ...] = ()  # narrow the run to these clause ids (all when empty)
     quirks: str = "all"  # none, all or quirk names separated by commas (docs/quirks.md)
     kind: str = "strategy"  # what `target` names: strategy (pkg:Obj), client (pkg:fn), harness (CMD)
+    shard: str | None = None  # "I/N": run shard I of N of the selected clauses
+    database: str | None = None  # Hypothesis' example database: a folder, or pkg.module:OBJ
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -79,6 +84,16 @@ def check_request(request: Request) -> tuple[Any, Any]:
         parse_quirks(request.quirks)
     except ValueError as exc:
         raise UsageProblem(f"--quirks {request.quirks}: {exc}") from None
+    if request.shard is not None:
+        try:
+            parse_shard(request.shard)
+        except ValueError as exc:
+            raise UsageProblem(f"--shard {request.shard}: {exc}") from None
+    if request.database is not None:
+        try:
+            example_database(request.database, f"--database {request.database}")
+        except argparse.ArgumentTypeError as exc:
+            raise UsageProblem(str(exc)) from None
     if request.jobs and importlib.util.find_spec("xdist") is None:
         raise UsageProblem("--jobs needs pytest-xdist: pip install pytest-xdist")
     if request.kind != "strategy":
@@ -185,15 +200,22 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         options.append(f"--mcs-quirks={quirks}")
     if request.wire:
         options.append(f"--mcs-wire={request.wire}")
+    if request.database is not None:
+        options.append(f"--mcs-database={request.database}")
+    kind = "client" if request.kind != "strategy" else "strategy"
+    selected = request.clauses or tuple(c.id for c in CLAUSES.values() if c.kind == kind)
+    if request.shard is not None:
+        shard = parse_shard(request.shard)
+        options.append(f"--mcs-shard={shard}")
+        selected = shard.select(selected)
     shown = target_option(loaded[0] if request.kind != "strategy" else loaded)
     collector = _Collector(progress, " ".join(["pytest", shown, *options]))
     options.insert(0, f"--mcs-{request.kind}={request.target}")  # argv: no shell quoting
     if progress is not None:
-        kind = "client" if request.kind != "strategy" else "strategy"
-        count = len(request.clauses or [c for c in CLAUSES.values() if c.kind == kind])
         label = request.target if kind == "strategy" else f"{request.kind} {request.target}"
+        share = f" (shard {request.shard})" if request.shard else ""
         progress.write(f"certifying {label} on wire {wire.name}: "
-                       f"{count} clauses, "
+                       f"{len(selected)} clauses{share}, "
                        f"profile {request.profile}, seed {request.seed}, quirks {quirks}\n")
     profile = hypothesis.settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:
@@ -214,7 +236,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         seconds = time.perf_counter() - clock
     if collector.usage_error is not None:
         raise UsageProblem(collector.usage_error)
-    if code not in (0, 1) or not collector.results:
+    if (code not in (0, 1) or not collector.results) and selected:  # a shard may hold no clause
         raise RuntimeError(f"the certification run ended with pytest exit status {code}:\n{output.getvalue()[-3000:]}")
     accepted = set(baseline or ())
     results = tuple(
@@ -233,6 +255,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         hypothesis=hypothesis.__version__, platform=platform.platform(terse=True), baseline=baseline,
         clauses=tuple(request.clauses) or None, quirks=quirks, target_kind=request.kind,
         implementation=implementation,
+        shard=str(shard) if request.shard is not None else None,
     )
     return Report(header, results, seconds)
 

@@ -1,4 +1,4 @@
-"""The `mcs-conformance` command: `certify`, `clauses`, `record` and `serve`.
+"""The `mcs-conformance` command: `certify`, `merge`, `clauses`, `record` and `serve`.
 
 Exit status: 0 certified (or done), 1 refused, 2 usage error (one line on stderr).
 """
@@ -15,13 +15,14 @@ from .profiles import PROFILES
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcs-conformance",
-        description="Certify streaming tool-call extraction strategies.")
+        description="Certify streaming tool-call extraction strategies, and clients over HTTP.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     certify = commands.add_parser(
-        "certify", help="run the clause catalogue on a strategy and write a report",
-        description="Run every clause on TARGET and write report.jsonl, summary.md, junit.xml "
-                    "and badge.json into --out. Exit 0 certified, 1 refused, 2 usage error.")
+        "certify", help="run the clause catalogue on a strategy or a client and write a report",
+        description="Run every clause of its kind on TARGET (a strategy), --client or --harness "
+                    "and write report.jsonl, summary.md, junit.xml and badge.json into --out. "
+                    "Exit 0 certified, 1 refused, 2 usage error.")
     certify.add_argument("target", metavar="TARGET", nargs="?",
                          help="the strategy, pkg.module:Obj (instance, class or factory)")
     certify.add_argument("--client", metavar="PKG:FN",
@@ -41,6 +42,19 @@ def _parser() -> argparse.ArgumentParser:
                          help="spread clauses over this many processes (needs pytest-xdist)")
     certify.add_argument("--clause", action="append", default=[], metavar="ID",
                          help="run only this clause (repeatable); the report records the narrowing")
+    certify.add_argument("--shard", metavar="I/N",
+                         help="run shard I of N of the clauses; `merge` joins the shards' reports")
+    certify.add_argument("--database", metavar="DIR|PKG:OBJ",
+                         help="keep Hypothesis' example database in DIR (or use the ExampleDatabase "
+                              "PKG:OBJ): failures found once replay first")
+
+    merge = commands.add_parser(
+        "merge", help="merge the report folders of certify --shard runs into one report",
+        description="Merge the --out folders of `certify --shard I/N` runs (every shard, 1 to N) "
+                    "into one report, as a run in one piece writes it. "
+                    "Exit 0 certified, 1 refused, 2 usage error (shards that do not fit together).")
+    merge.add_argument("folders", metavar="DIR", nargs="+", type=Path, help="a shard's report folder")
+    merge.add_argument("--out", type=Path, required=True, help="folder for the merged report")
 
     commands.add_parser("clauses", help="print the clause catalogue as Markdown")
 
@@ -84,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         from .clients.serve import serve_command
 
         return serve_command(args)
+    if args.command == "merge":
+        return _merge(args)
     return _certify(args)
 
 
@@ -107,7 +123,8 @@ def _certify(args: argparse.Namespace) -> int:
         return 2
     request = Request(target=target, wire=args.wire, profile=args.profile, seed=seed,
                       baseline=args.baseline, jobs=args.jobs,
-                      clauses=tuple(dict.fromkeys(args.clause)), quirks=args.quirks, kind=kind)
+                      clauses=tuple(dict.fromkeys(args.clause)), quirks=args.quirks, kind=kind,
+                      shard=args.shard, database=args.database)
     try:
         if args.out.exists() and not args.out.is_dir():
             raise UsageProblem(f"--out {args.out}: exists and is not a folder")
@@ -119,12 +136,36 @@ def _certify(args: argparse.Namespace) -> int:
     except UsageProblem as exc:
         print(f"mcs-conformance certify: error: {exc}", file=sys.stderr)
         return 2
+    return _verdict(report, args.out, str(args.baseline))
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from .certify import write
+    from .shards import MergeRefused, merge, read_shard
+
+    try:
+        if args.out.exists() and not args.out.is_dir():
+            raise MergeRefused(f"--out {args.out}: exists and is not a folder")
+        report = merge([(folder, read_shard(folder)) for folder in args.folders])
+        write(report, args.out)
+    except MergeRefused as exc:
+        print(f"mcs-conformance merge: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"mcs-conformance merge: error: --out {args.out}: cannot write the report ({exc.strerror})",
+              file=sys.stderr)
+        return 2
+    return _verdict(report, args.out, "the baseline")
+
+
+def _verdict(report, out: Path, baseline: str) -> int:
+    """Print the verdict line (and why a refusal); the exit status: 0 certified, 1 refused."""
     word = "certified" if report.certified else "refused"
-    print(f"{target}: {word} {report.score} (report in {args.out})")
+    print(f"{report.header.target}: {word} {report.score} (report in {out})")
     for clause_id in report.unexpected:
         print(f"  unexpected failure: {clause_id}")
     for clause_id in report.stale_baseline:
-        print(f"  stale baseline: {clause_id} now passes; remove it from {args.baseline}")
+        print(f"  stale baseline: {clause_id} now passes; remove it from {baseline}")
     return 0 if report.certified else 1
 
 

@@ -16,16 +16,17 @@ __all__ = ["BODY_QUIRKS_OF", "EVENT_NAMED", "content_type", "frame_body", "json_
 EVENT_NAMED = ("openai-responses", "anthropic-messages")  # `event: <type>` before each data line
 DONE_AFTER = ("openai-chat", "text")  # OpenAI Chat bodies end with `data: [DONE]`
 NDJSON = ("ollama-chat",)
-_SSE_QUIRKS = frozenset({"sse-comments", "sse-crlf", "data-padding", "no-space-after-data",
-                         "sorted-keys"})
-#: The byte-level quirks that make sense in each wire's body.
+_SSE_SPEC = frozenset({"sse-crlf", "no-space-after-data"})  # forms the SSE spec allows
+#: The byte-level quirks applied to each wire's body: only those whose servers send them on
+#: that wire (../shared/corpora-real, docs/quirks.md), and the SSE spec's own forms on every
+#: SSE wire. A quirk no server of a wire sends would fail a client of it unfairly.
 BODY_QUIRKS_OF = {
-    "openai-chat": _SSE_QUIRKS,
-    "openai-responses": _SSE_QUIRKS | {"data-before-event"},
-    "anthropic-messages": _SSE_QUIRKS | {"data-before-event"},
-    "ollama-chat": frozenset({"sorted-keys"}),
+    "openai-chat": _SSE_SPEC | {"sse-comments", "sorted-keys"},  # OpenRouter; Snowflake Cortex
+    "openai-responses": _SSE_SPEC | {"data-before-event", "sorted-keys"},  # Bedrock
+    "anthropic-messages": _SSE_SPEC | {"data-padding"},  # Anthropic
+    "ollama-chat": frozenset(),  # NDJSON: no byte-level quirk recorded
 }
-
+PADDING = 15  # the most spaces Anthropic's recorded events hold before their closing brace
 
 def content_type(wire: str) -> str:
     """The `Content-Type` of a streamed body on `wire`."""
@@ -53,12 +54,12 @@ def _is_error_event(wire: str, chunk: Any) -> bool:
 def frame_body(wire: str, chunks: Iterable[Any], *, deltas: bool = False,
                quirks: frozenset = frozenset()) -> bytes:
     """The body that carries `chunks` on `wire` (`deltas`: a text strategy's str deltas, one
-    JSON string a line). `quirks` are byte-level quirk names (those `wire` has no use for
-    are ignored). A chunk JSON cannot carry raises `ValueError` naming its position."""
+    JSON string a line). `quirks` are byte-level quirk names, applied as given (those an
+    NDJSON body has no use for are ignored); `BODY_QUIRKS_OF[wire]` says which `wire`'s
+    servers send. A chunk JSON cannot carry raises `ValueError` naming its position."""
     sort_keys = "sorted-keys" in quirks
     newline = "\r\n" if "sse-crlf" in quirks else "\n"
-    data = "data:" if "no-space-after-data" in quirks else "data:   " if "data-padding" in quirks \
-        else "data: "
+    data = "data:" if "no-space-after-data" in quirks else "data: "
     parts = []
     ended_by_error = False
     for index, chunk in enumerate(chunks):
@@ -69,6 +70,8 @@ def frame_body(wire: str, chunks: Iterable[Any], *, deltas: bool = False,
         if deltas or wire in NDJSON:
             parts.append(text + "\n")
             continue
+        if "data-padding" in quirks and text.endswith("}"):  # as recorded: `..."}     }`
+            text = text[:-1] + " " * (1 + index % PADDING) + "}"
         ended_by_error = _is_error_event(wire, chunk)
         event = "error" if ended_by_error else (
             chunk.get("type") if isinstance(chunk, dict) and wire in EVENT_NAMED else None)
@@ -80,5 +83,5 @@ def frame_body(wire: str, chunks: Iterable[Any], *, deltas: bool = False,
             lines.insert(0, ": keep-alive")
         parts.append(newline.join(lines) + newline + newline)
     if not deltas and wire in DONE_AFTER and not ended_by_error:
-        parts.append(f"{'data:' if data == 'data:' else 'data: '}[DONE]{newline}{newline}")
+        parts.append(f"{data}[DONE]{newline}{newline}")
     return "".join(parts).encode("utf-8")

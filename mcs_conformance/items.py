@@ -17,7 +17,7 @@ from typing import Any, Iterator
 import hypothesis.core
 import pytest
 
-from .clauses import Clause, ClauseFailure, Subject
+from .clauses import Clause, ClauseFailure, ClauseNotApplicable, Subject
 from .clauses._run import examples_run
 from .targets import LoadedStrategy
 
@@ -164,6 +164,8 @@ class ClauseItem(pytest.Item):
         hypothesis.core.global_force_seed = self.mcs.seed
         first = examples_run()
         try:
+            if self.runner is not None:  # a harness starts under its own start timeout
+                self.runner.start()
             with time_limit(self.mcs.timeout):
                 self.clause.check(subject)
         except ClauseFailure as failure:
@@ -173,6 +175,10 @@ class ClauseItem(pytest.Item):
 
                 self.user_properties.append(save_failure(self, failure))
             raise
+        except ClauseNotApplicable as not_applicable:  # n/a: skipped with why, never passed
+            self.user_properties += [("mcs_verdict", "skipped"),
+                                     ("mcs_reason", not_applicable.reason)]
+            pytest.skip(not_applicable.reason)
         except ClauseTimeout as hung:
             self._verdict("errored", f"the {self.noun} hung: {hung}", None)
             raise
@@ -202,7 +208,9 @@ class ClauseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         clause = self.clause
         lines = [f"[{clause.level} {clause.id}] {clause.meaning}",
-                 f"{self.noun}: {self.loaded.target} ({self.subject().name})"]
+                 f"{self.noun}: {self.loaded.target}" + (
+                     "" if self.subject().name == self.loaded.target
+                     else f" ({self.subject().name})")]
         error = excinfo.value
         if isinstance(error, ClauseFailure):
             lines.append(f"failed: {error.reason}")

@@ -42,6 +42,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[PROFILE_KEY] = hypothesis.settings.get_current_profile_name()
     config.stash[SHRINK_KEY] = cap_shrinking(SHRINK_SECONDS)
     hypothesis.settings.load_profile(f"mcs-{settings.profile}")
+    if settings.database is not None:
+        from .database import load_profile_with_database
+
+        load_profile_with_database(settings.profile, settings.database)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -15,8 +15,10 @@ _PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shri
 # change nothing on a CI machine. They build on Hypothesis' plain defaults instead.
 _BASE = settings.get_profile("default")
 
+# No profile keeps an example database: `--mcs-database` adds one (mcs_conformance/database.py).
 settings.register_profile(
-    "mcs-dev", parent=_BASE, max_examples=40, deadline=None, suppress_health_check=_QUIET, phases=_PHASES, print_blob=True
+    "mcs-dev", parent=_BASE, max_examples=40, deadline=None, suppress_health_check=_QUIET, phases=_PHASES, print_blob=True,
+    database=None,
 )
 settings.register_profile(
     "mcs-ci", parent=_BASE, max_examples=100, deadline=None, derandomize=True,
@@ -24,7 +26,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "mcs-thorough", parent=_BASE, max_examples=1000, deadline=None, suppress_health_check=_QUIET, phases=_PHASES,
-    print_blob=True,
+    print_blob=True, database=None,
 )
 
 

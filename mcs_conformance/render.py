@@ -49,6 +49,9 @@ def summary_markdown(report: Report) -> str:
     if h.clauses:
         lines += ["Narrowed to " + ", ".join(f"`{c}`" for c in h.clauses)
                   + ": not a certification of the whole catalogue.", ""]
+    if h.shard:
+        lines += [f"Shard {h.shard}: part of a certification; `mcs-conformance merge` joins the "
+                  "shards' folders into the whole report.", ""]
     if report.unexpected:
         lines += ["Refused: unexpected failures: " + ", ".join(f"`{c}`" for c in report.unexpected), ""]
     if report.stale_baseline:
@@ -87,7 +90,8 @@ def junit_xml(report: Report) -> str:
 
     accepted = sum(1 for r in report.results if r.expected_failure)
     suite = ET.Element("testsuite", {
-        "name": f"mcs-conformance {report.header.target}",
+        "name": f"mcs-conformance {report.header.target}"
+                + (f" shard {report.header.shard}" if report.header.shard else ""),
         "tests": str(len(report.results)),
         "failures": str(tally("failed")),
         "errors": str(tally("errored")),

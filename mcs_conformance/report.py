@@ -56,6 +56,7 @@ class Header:
     quirks: str = "all"  # the quirks the streams could hold: all, none or names (docs/quirks.md)
     target_kind: str = "strategy"  # strategy, client or harness
     implementation: dict | None = None  # what a harness said it runs
+    shard: str | None = None  # "I/N" on a shard's report (certify --shard), None on a whole run
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ class Report:
         for key in ("baseline", "clauses"):
             if header[key] is not None:
                 header[key] = list(header[key])
+        if header["shard"] is None:  # only a shard's report says which one it is
+            del header["shard"]
         lines = [header]
         for result in self.results:
             line = {"kind": "clause", **{k: v for k, v in asdict(result).items() if v is not None}}

@@ -68,16 +68,24 @@ def check_selection(settings: McsSettings) -> None:
             "(`mcs-conformance clauses`)")
 
 
+def _share(settings: McsSettings, chosen: list, kind: str) -> list:
+    """The clauses of `kind` among `chosen`, narrowed to `--mcs-shard`'s share of them."""
+    clauses = [c for c in chosen if c.kind == kind]
+    if settings.shard is None:
+        return clauses
+    share = settings.shard.select(c.id for c in clauses)
+    return [c for c in clauses if c.id in share]
+
+
 def clause_items(session: pytest.Session, settings: McsSettings,
                  servers: Any = None) -> list[ClauseItem]:
     """Every (target, clause) pair of the target's kind, in catalogue order; `--mcs-clause`
-    narrows the clauses. Client runners share `servers` (a `clients.runner.SessionServer`)."""
+    narrows the clauses, then `--mcs-shard` takes its share of each kind's clauses. Client
+    runners share `servers` (a `clients.runner.SessionServer`)."""
     chosen = [c for c in CLAUSES.values() if not settings.clauses or c.id in settings.clauses]
     items = []
     for loaded, wire in zip(settings.strategies, wires_for(settings)):
-        for clause in chosen:
-            if clause.kind != "strategy":
-                continue
+        for clause in _share(settings, chosen, "strategy"):
             items.append(ClauseItem.from_parent(
                 session, name=f"mcs[{loaded.target}]::{clause.id}",
                 clause=clause, loaded=loaded, wire=wire, settings=settings,
@@ -89,9 +97,7 @@ def clause_items(session: pytest.Session, settings: McsSettings,
         for loaded in settings.clients:
             runner = ClientRunner(loaded, wire_name, quirks=settings.quirks,
                                   timeout=settings.timeout, servers=servers)
-            for clause in chosen:
-                if clause.kind != "client":
-                    continue
+            for clause in _share(settings, chosen, "client"):
                 items.append(ClauseItem.from_parent(
                     session, name=f"mcs[{loaded.target}]::{clause.id}", clause=clause,
                     loaded=loaded, wire=settings.wire, settings=settings, runner=runner,

@@ -67,17 +67,37 @@ def _corpus_dir(value: str) -> Path:
     return path
 
 
-def _save_dir(value: str) -> Path:
-    """Where failures are saved: a folder, or a path where one can be made (made when needed)."""
-    option = f"--mcs-save-failures={value}"
+def writable_folder(option: str, value: str, purpose: str) -> Path:
+    """A folder, or a path where one can be made (made when needed); absolute."""
     if not value.strip():
-        raise argparse.ArgumentTypeError(f"{option}: expected a folder to save failing streams into")
+        raise argparse.ArgumentTypeError(f"{option}: expected a folder {purpose}")
     path = Path(value).absolute()
     existing = next(p for p in (path, *path.parents) if p.exists())
     if not existing.is_dir():
         where = "it is" if existing == path else f"{existing} is"
         raise argparse.ArgumentTypeError(f"{option}: {where} a file, not a folder")
     return path
+
+
+def _save_dir(value: str) -> Path:
+    """Where failures are saved."""
+    return writable_folder(f"--mcs-save-failures={value}", value, "to save failing streams into")
+
+
+def _database(value: str) -> Any:
+    """Where Hypothesis keeps the examples it found (docs/profiles-and-reproducing.md)."""
+    from .database import example_database
+
+    return example_database(value, f"--mcs-database={value}")
+
+
+def _shard(value: str) -> Any:
+    from .shards import parse_shard
+
+    try:
+        return parse_shard(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--mcs-shard={value}: {exc}") from None
 
 
 def _quirks(value: str) -> frozenset | None:
@@ -132,6 +152,14 @@ def add_options(parser: pytest.Parser) -> None:
                     metavar="none|all|NAME,NAME",
                     help="real-server quirks the generated streams may hold (default: all; "
                          "none: each provider's own current shape; docs/quirks.md)")
+    group.addoption("--mcs-shard", dest="mcs_shard", default=None, type=_shard, metavar="I/N",
+                    help="run only shard I of N of the clauses (round robin over the sorted ids); "
+                         "`mcs-conformance merge` joins the shards' reports")
+    group.addoption("--mcs-database", dest="mcs_database", default=None, type=_database,
+                    metavar="DIR|PKG:OBJ",
+                    help="keep Hypothesis' example database in DIR (or use the ExampleDatabase "
+                         "PKG:OBJ): failures found once are replayed first on the next run "
+                         "(at every profile, ci included)")
 
 
 @dataclass(frozen=True)
@@ -149,6 +177,9 @@ class McsSettings:
     save_failures: Path | None = None  # absolute; what runs does not change, so no rerun option
     quirks: frozenset | None = None  # the quirks the generators may draw; None: all
     clients: tuple[LoadedClient, ...] = ()  # clients and harnesses, certified over HTTP
+    shard: Any = None  # the `Shard` to run, None for every selected clause
+    database: Any = None  # Hypothesis' example database (--mcs-database), None for none
+    database_spec: str | None = None  # the option's value as typed, for the rerun command
 
     @property
     def quirks_label(self) -> str:
@@ -174,9 +205,13 @@ class McsSettings:
             parts.append(f"--mcs-clause={clause}")
         else:
             parts += [f"--mcs-clause={c}" for c in self.clauses]
+            if self.shard is not None:
+                parts.append(f"--mcs-shard={self.shard}")
         parts += [f"--mcs-profile={self.profile}", f"--mcs-seed={self.seed}"]
         if self.quirks is not None:
             parts.append(f"--mcs-quirks={self.quirks_label}")
+        if self.database_spec is not None:  # the saved failures replay first, as they did here
+            parts.append(f"--mcs-database={self.database_spec}")
         return " ".join(parts)
 
 
@@ -219,4 +254,7 @@ def resolve(config: pytest.Config) -> McsSettings:
         save_failures=config.getoption("mcs_save_failures"),
         quirks=config.getoption("mcs_quirks"),
         clients=(*config.getoption("mcs_client"), *config.getoption("mcs_harness")),
+        shard=config.getoption("mcs_shard"),
+        database=config.getoption("mcs_database"),
+        database_spec=_raw_option(config, "--mcs-database"),
     )

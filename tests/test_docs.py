@@ -13,7 +13,8 @@ Install commands (`python3 -m venv`, `pip install`, activating a venv) are not r
 tests/test_packaging.py builds the wheel and installs it into a fresh virtual environment.
 Long runs are narrowed: a `pytest --mcs-strategy=...` or `mcs-conformance certify ...` command
 that names no clause gets the clauses of MCS_DOCS_CLAUSES (comma-separated; default
-`reassembly.round-trip`) and the dev profile appended, and one that sets no seed gets seed 0,
+`reassembly.round-trip`; a client's or harness's: MCS_DOCS_CLIENT_CLAUSES, default
+`client.calls`) and the dev profile appended, and one that sets no seed gets seed 0,
 so the page tests are deterministic. MCS_DOCS_FULL=1 runs every command exactly as written (a
 full certification takes minutes per strategy).
 """
@@ -39,6 +40,9 @@ BIN = Path(sys.executable).parent
 FULL = os.environ.get("MCS_DOCS_FULL") == "1"
 NARROW = [c.strip() for c in os.environ.get("MCS_DOCS_CLAUSES", "reassembly.round-trip").split(",")
           if c.strip()]
+# A client certification is narrowed to a client clause (MCS_DOCS_CLIENT_CLAUSES).
+NARROW_CLIENT = [c.strip() for c in os.environ.get("MCS_DOCS_CLIENT_CLAUSES", "client.calls")
+                 .split(",") if c.strip()]
 MARKS = {"file", "append", "cwd", "output", "exit", "checked-by", "not-run"}
 SHELLS = {"sh", "console", "bash", "shell"}
 SETUP = re.compile(r"^(\S*python3?(\.\d+)? -m venv\b|(\S*/)?pip3? install\b|\S*python3? -m pip install\b"
@@ -127,14 +131,17 @@ def narrowed(segment: str) -> str:
     words = shlex.split(segment)
     python_m = len(words) > 2 and re.fullmatch(r"python3?", words[0]) and words[1] == "-m"
     program = words[2] if python_m else words[0] if words else ""
+    client = _names_clause(words, "--client") or _names_clause(words, "--harness") \
+        or _names_clause(words, "--mcs-client") or _names_clause(words, "--mcs-harness")
+    narrow = NARROW_CLIENT if client else NARROW
     if program in ("mcs-conformance", "mcs_conformance.cli") and "certify" in words:
         if not _names_clause(words, "--clause"):
-            segment += "".join(f" --clause {c}" for c in NARROW) + " --profile dev"
+            segment += "".join(f" --clause {c}" for c in narrow) + " --profile dev"
         if not _names_clause(words, "--seed"):
             segment += " --seed 0"
-    elif program == "pytest" and _names_clause(words, "--mcs-strategy"):
+    elif program == "pytest" and (_names_clause(words, "--mcs-strategy") or client):
         if not _names_clause(words, "--mcs-clause"):
-            segment += "".join(f" --mcs-clause={c}" for c in NARROW) + " --mcs-profile=dev"
+            segment += "".join(f" --mcs-clause={c}" for c in narrow) + " --mcs-profile=dev"
         if not _names_clause(words, "--mcs-seed"):
             segment += " --mcs-seed=0"
     return segment

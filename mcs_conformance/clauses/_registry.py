@@ -2,7 +2,8 @@
 
 A clause is data (id, level, meaning, what a failure means, the typical bug behind it) plus
 two functions: `applies(subject)` (does it concern this strategy?) and `check(subject)`
-(run the property; raise `ClauseFailure` with the shrunk case when it does not hold).
+(run the property; raise `ClauseFailure` with the shrunk case when it does not hold, or
+`ClauseNotApplicable` when the run showed the subject cannot be judged on it).
 Any other exception from `check` means the strategy under test raised: an *errored* verdict.
 """
 from __future__ import annotations
@@ -60,6 +61,17 @@ class ClauseFailure(AssertionError):
         self.clause_id = clause_id
         self.reason = reason
         self.case = case
+        super().__init__(f"[{clause_id}] {reason}")
+
+
+class ClauseNotApplicable(Exception):
+    """Raised by a clause's check when the subject turned out to expose nothing the clause
+    can judge (a client with no native message): the verdict is skipped, with `reason`
+    starting "n/a:", never passed."""
+
+    def __init__(self, clause_id: str, reason: str):
+        self.clause_id = clause_id
+        self.reason = reason
         super().__init__(f"[{clause_id}] {reason}")
 
 

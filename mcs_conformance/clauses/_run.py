@@ -7,6 +7,7 @@ database key and a derandomized seed of their own per clause and per subject.
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
+from ..database import consult_database
 from ._registry import Clause, Subject
 
 NATIVE_WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat")
@@ -62,6 +64,7 @@ def check_each(clause: Clause, subject: Subject, generator: st.SearchStrategy,
             raise
 
     run.hypothesis.inner_test._hypothesis_internal_add_digest = digest(clause, subject)
+    consult_database(run)  # --mcs-database: replay the failures saved by earlier runs first
     run()
 
 
@@ -193,7 +196,9 @@ def show(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _kind(value: Any) -> str:
+def _kind(value: Any, json_numbers: bool = False) -> str:
+    if json_numbers and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "number"
     if value is None or isinstance(value, (bool, int, float, str)):
         return type(value).__name__
     if isinstance(value, dict):
@@ -203,15 +208,21 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def first_difference(expected: Any, got: Any, path: str = "message") -> str | None:
-    """Where `got` first differs from `expected` (types count: `1` is not `1.0` nor `True`)."""
-    if _kind(expected) != _kind(got):
+def first_difference(expected: Any, got: Any, path: str = "message", *,
+                     json_numbers: bool = False) -> str | None:
+    """Where `got` first differs from `expected` (types count: `1` is not `1.0` nor `True`).
+
+    `json_numbers` compares numbers as JSON does, by value as IEEE doubles: `1` equals `1.0`,
+    and integers beyond 2**53 equal the double they round to (RFC 8259 section 6: such
+    numbers are not interoperable); a bool is still never a number. Client clauses use it,
+    since a client in JavaScript cannot tell `1` from `1.0`."""
+    if _kind(expected, json_numbers) != _kind(got, json_numbers):
         return f"{path}: expected {show(expected)}, got {show(got)}"
     if isinstance(expected, dict):
         for key, item in expected.items():
             if key not in got:
                 return f"{path}: missing key {key!r} (expected {show(item)})"
-            found = first_difference(item, got[key], f"{path}.{key}")
+            found = first_difference(item, got[key], f"{path}.{key}", json_numbers=json_numbers)
             if found:
                 return found
         for key in got:
@@ -220,7 +231,8 @@ def first_difference(expected: Any, got: Any, path: str = "message") -> str | No
         return None
     if isinstance(expected, (list, tuple)):
         for index, (item, other) in enumerate(zip(expected, got)):
-            found = first_difference(item, other, f"{path}[{index}]")
+            found = first_difference(item, other, f"{path}[{index}]",
+                                     json_numbers=json_numbers)
             if found:
                 return found
         if len(expected) != len(got):
@@ -230,9 +242,21 @@ def first_difference(expected: Any, got: Any, path: str = "message") -> str | No
             return (f"{path}: expected {len(expected)} items, got {len(got)} "
                     f"(extra {show(got[len(expected)])})")
         return None
+    if json_numbers and _kind(expected, True) == "number":
+        if _as_double(expected) != _as_double(got):
+            return f"{path}: expected {show(expected)}, got {show(got)}"
+        return None
     if expected != got:
         return f"{path}: expected {show(expected)}, got {show(got)}"
     return None
+
+
+def _as_double(number: int | float) -> float:
+    """The IEEE double a JSON parser makes of `number` (infinite when too large for one)."""
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
 
 
 def call_view(call: Any) -> dict:

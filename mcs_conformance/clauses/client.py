@@ -6,16 +6,19 @@ quirks of its counterexample, so "fails only on vLLM-style streams" reads as suc
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any
 
 from ..clients.cases import (error_streams, http_errors, malformed_streams, prose_streams,
                              streams, truncated_streams)
 from ..clients.outcome import truth_calls
 from ..clients.served import Served
-from ._registry import Subject, clause
+from ._registry import ClauseNotApplicable, Subject, clause
 from ._run import NATIVE_WIRES, check_each, first_difference, show
 
 CLIENT = "client"
+NO_MESSAGE = "n/a: the client exposes no native message (message is null on every case)"
 
 
 def _served_wire(subject: Subject) -> bool:
@@ -49,7 +52,7 @@ def _completed(which: Any, served: Served, outcome: dict) -> None:
 
 def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
     """How the outcome's calls differ from the truth; an id is compared only where the
-    stream carries one."""
+    stream carries one, numbers as JSON numbers (by value as IEEE doubles)."""
     if len(got) != len(expected):
         return (f"{len(got)} call(s) {show([c['name'] for c in got])}, expected {len(expected)} "
                 f"{show([c['name'] for c in expected])}")
@@ -57,7 +60,7 @@ def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
         for key in ("name", "arguments", "id"):
             if key == "id" and want["id"] is None:
                 continue
-            if call[key] != want[key]:
+            if first_difference(want[key], call[key], json_numbers=True) is not None:
                 return f"call {index} {key} is {show(call[key])}, expected {show(want[key])}"
     return None
 
@@ -118,7 +121,8 @@ def text(subject: Subject) -> None:
     "client.message",
     level="SHOULD",
     meaning="Where a client exposes the native message it assembled, it equals the "
-            "stream=false message.",
+            "stream=false message. A client that exposes none (message null on every case) "
+            "gets n/a (skipped), never passed; one that exposes it for some streams only fails.",
     failure_means="Code that stores or resends the assembled message (the history) gets "
                   "another message than the provider would have returned.",
     typical_bug="Fields the library does not model dropped (refusal, annotations, thinking "
@@ -127,18 +131,29 @@ def text(subject: Subject) -> None:
 )
 def message(subject: Subject) -> None:
     runner = subject.client
+    exposes: list[bool] = []  # whether the first case's outcome had a message: every case must agree
 
     def prop(served: Served) -> None:
         outcome = runner.run(served)
-        if outcome["message"] is None:
-            return  # the library exposes no native message
         _completed(message, served, outcome)
-        found = first_difference(served.case.message, outcome["message"])
+        has = outcome["message"] is not None
+        if not exposes:
+            exposes.append(has)
+        if has != exposes[0]:
+            said = ("no message here, though it exposed one for an earlier stream" if not has
+                    else "a message here, though it exposed none for an earlier stream")
+            raise _fail(message, f"the client returned {said}: a null message then hides "
+                        "the one it assembled", served, outcome)
+        if not has:
+            return
+        found = first_difference(served.case.message, outcome["message"], json_numbers=True)
         if found:
             raise _fail(message, f"the client's message differs from stream=false: {found}",
                         served, outcome)
 
     check_each(message, subject, streams(runner.wire, runner.quirks), prop)
+    if exposes and not exposes[0]:
+        raise ClauseNotApplicable(message.id, NO_MESSAGE)
 
 
 # -- byte cuts, phantom calls, malformed arguments -----------------------------------------
@@ -158,7 +173,7 @@ def byte_cuts(subject: Subject) -> None:
     runner = subject.client
 
     def prop(served: Served) -> None:
-        whole = Served(**{**vars(served), "pieces": (served.body,)})
+        whole = replace(served, pieces=(served.body,))
         at_once = runner.run(whole)
         in_pieces = runner.run(served)
         if in_pieces != at_once:

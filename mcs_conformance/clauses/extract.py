@@ -9,6 +9,7 @@ from mcs_reference.calls import ExtractedCall
 
 from ..wires import pieces
 from ._registry import Subject, clause
+from .malformed_calls import bad_call, cut_by_max_tokens, malformed_message
 from ._run import (
     REWRITABLE, calls_difference, cases_with_calls, chain_with, check_each, copy_json, feed,
     first_difference, is_native, plain_prose, quiet_prose, reference_text, show, simple_calls, stream_of,
@@ -248,7 +249,6 @@ def no_phantom(subject: Subject) -> None:
 
 
 # -- malformed arguments ---------------------------------------------------------------------
-BAD_TEXTS = ('{"city": ', "not json", "[1, 2]", '"text"', '{"a": 1}}', "null", "{'a': 1}")
 _SENTINEL = {"zq": "ZQ-SENTINEL"}
 
 
@@ -281,10 +281,6 @@ def _malformed_applies(subject: Subject) -> bool:
     return is_native(subject) and wire_name(subject) in REWRITABLE
 
 
-def _bad_call(name: str, id: str | None) -> ExtractedCall:
-    return ExtractedCall(name, {}, id, error="malformed arguments")
-
-
 @st.composite
 def _malformed_text(draw, codec) -> tuple:
     written, corruptions = _corruptions(codec)
@@ -294,66 +290,6 @@ def _malformed_text(draw, codec) -> tuple:
         written, replacement, 1)
     content = f"{draw(plain_prose)}\n{call_text}\n{draw(plain_prose)}"
     return content, name, label, draw(pieces(content))
-
-
-@st.composite
-def _malformed_message(draw, wire_) -> tuple:
-    """A native message with one call whose arguments are not a JSON object."""
-    case = draw(wire_.cases())
-    message = copy_json(case.message)
-    name, bad = draw(simple_calls(max_size=1))[0].name, draw(st.sampled_from(BAD_TEXTS))
-    expected = list(case.calls)
-    if wire_.name == "openai-chat":
-        entries = message.get("tool_calls") or []
-        at = draw(st.integers(0, len(entries)))
-        entries.insert(at, {"id": "call_bad", "type": "function",
-                            "function": {"name": name, "arguments": bad}})
-        message["tool_calls"] = entries
-        expected.insert(at, _bad_call(name, "call_bad"))
-    elif wire_.name == "openai-responses":
-        output = message["output"]
-        at = draw(st.integers(0, len(output)))
-        output.insert(at, {"type": "function_call", "id": "fc_bad", "status": "completed",
-                           "arguments": bad, "call_id": "call_bad", "name": name})
-        # the calls before it: every client-run kind counts (case.calls keeps their order)
-        before = sum(1 for item in output[:at] if item.get("call_id") in
-                     {call.id for call in case.calls})
-        expected.insert(before, _bad_call(name, "call_bad"))
-    else:  # ollama-chat: arguments are an object; a string that is not JSON is malformed
-        entries = message["message"].setdefault("tool_calls", [])
-        function = {"name": name, "arguments": bad}
-        if any("index" in e.get("function", {}) for e in entries):
-            function["index"] = len(entries)
-        entry = {"function": function}
-        if any("id" in e for e in entries):
-            entry = {"id": "call_bad", "function": function}
-        entries.append(entry)
-        expected.append(_bad_call(name, entry.get("id")))
-    return message, expected, bad
-
-
-@st.composite
-def _cut_by_max_tokens(draw, wire_) -> tuple:
-    """An Anthropic stream whose tool_use input is cut by max_tokens: no content_block_stop,
-    invalid partial JSON, then message_delta (stop_reason max_tokens) and message_stop."""
-    case = draw(wire_.cases())
-    start = copy_json(case.chunks[0])
-    index = len(start["message"]["content"])
-    call = draw(simple_calls(max_size=1))[0]
-    text = json.dumps(call.arguments or {"city": "Paris"})
-    cut = text[: draw(st.integers(1, len(text) - 1))]
-    call_id = "toolu_01" + "A" * 22
-    events = [start, {"type": "content_block_start", "index": index,
-                      "content_block": {"type": "tool_use", "id": call_id, "name": call.name,
-                                        "input": {}}}]
-    events += [{"type": "content_block_delta", "index": index,
-                "delta": {"type": "input_json_delta", "partial_json": part}}
-               for part in draw(pieces(cut))]
-    events.append({"type": "message_delta",
-                   "delta": {"stop_reason": "max_tokens", "stop_sequence": None},
-                   "usage": {"output_tokens": 4096}})
-    events.append({"type": "message_stop"})
-    return events, _bad_call(call.name, call_id), cut
 
 
 @clause(
@@ -386,7 +322,7 @@ def malformed(subject: Subject) -> None:
         def prop(drawn):
             content, name, label, cut = drawn
             evidence = {"content": content, "deltas": cut}
-            expected = [_bad_call(name, None)]
+            expected = [bad_call(name, None)]
             for reason, got in (
                 (f"extract() of a call with {label}", lambda: strategy.extract(
                     _text_message(content))),
@@ -396,10 +332,10 @@ def malformed(subject: Subject) -> None:
                 found = got()
                 if "broken" in label and isinstance(found, list) and len(found) == 1:
                     # a broken body may hide the name: any name will do, the error must be set
-                    expected = [_bad_call(found[0].name, None)]
+                    expected = [bad_call(found[0].name, None)]
                 check_one(found, expected, reason, evidence)
     elif wire_name(subject) == "anthropic-messages":
-        generator = _cut_by_max_tokens(subject.wire)
+        generator = cut_by_max_tokens(subject.wire)
 
         def prop(drawn):
             events, bad, cut = drawn
@@ -413,7 +349,7 @@ def malformed(subject: Subject) -> None:
             check_one(got[-1:], [bad], f"the tool_use cut by max_tokens (input {show(cut)})",
                       evidence)
     else:
-        generator = _malformed_message(subject.wire)
+        generator = malformed_message(subject.wire)
 
         def prop(drawn):
             message, expected, bad = drawn

@@ -7,6 +7,8 @@ inside `data:`. Hypothesis shrinks toward the whole body in one piece, with no q
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from importlib import import_module
 from typing import Any, Callable
 
@@ -98,7 +100,7 @@ def _truncated(draw: Callable, case: Case, quirks: frozenset | None) -> Served:
     cuts = draw(cut_points(body))
     served = served_stream(case, body_quirks=body_quirks, cuts=cuts, keep=keep)
     if draw(st.booleans()):  # the HTTP body itself ends cleanly, only the end signal lacks
-        served = Served(**{**vars(served), "complete": True})
+        served = replace(served, complete=True)
     return served
 
 
@@ -144,14 +146,15 @@ def prose_streams(draw: Callable, wire: str, quirks: frozenset | None) -> Served
 def malformed_streams(draw: Callable, wire: str, quirks: frozenset | None) -> tuple:
     """A stream with one call whose arguments are not a JSON object: `(served, name, raw)`.
     Anthropic's: a tool_use cut by `max_tokens` (its JSON left unfinished)."""
-    from ..clauses.extract import _cut_by_max_tokens, _malformed_message
+    from ..clauses.malformed_calls import cut_by_max_tokens, malformed_message  # late: the
+    # clauses package imports this module (client.py), so a top-level import is a circle
 
     if wire == "anthropic-messages":
-        events, bad, raw = draw(_cut_by_max_tokens(get_wire(wire)))
+        events, bad, raw = draw(cut_by_max_tokens(get_wire(wire)))
         case = Case(wire=wire, message={}, chunks=events, done_at=len(events) - 1, calls=[bad],
                     text="")
     else:
-        message, expected, raw = draw(_malformed_message(get_wire(wire)))
+        message, expected, raw = draw(malformed_message(get_wire(wire)))
         bad = next(call for call in expected if call.error is not None)
         chunks = draw(_module(wire).chunkings(message, quirks=frozenset()))
         case = Case(wire=wire, message=message, chunks=chunks, done_at=len(chunks) - 1,

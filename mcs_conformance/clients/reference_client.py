@@ -18,7 +18,8 @@ from mcs_reference.sse import BodyDecoder
 
 from .outcome import error_outcome, outcome_call
 
-__all__ = ["PATHS", "reference_client", "request_body"]
+__all__ = ["PATHS", "open_stream", "outcome_of", "provider_message", "reference_client",
+           "request_body"]
 
 #: The path each wire's client posts to, below the base URL.
 PATHS = {
@@ -41,7 +42,7 @@ def request_body(wire: str, *, stream: bool = True) -> dict:
     return body
 
 
-def _provider_message(raw: bytes) -> str:
+def provider_message(raw: bytes) -> str:
     """The message inside a provider's JSON error body (the raw text when there is none)."""
     try:
         body = json.loads(raw)
@@ -53,24 +54,33 @@ def _provider_message(raw: bytes) -> str:
     return str(error if error is not None else body)
 
 
+def open_stream(base_url: str, wire: str, *, timeout: float = 30.0
+                ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    """POST a streaming request of `wire` below `base_url`; the connection and its response
+    (the caller reads the body and closes the connection)."""
+    url = urlsplit(base_url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    connection.request("POST", url.path.rstrip("/") + "/" + PATHS[wire],
+                       json.dumps(request_body(wire)).encode("utf-8"),
+                       {"Content-Type": "application/json", "Authorization": "Bearer sk-mcs"})
+    return connection, connection.getresponse()
+
+
 def reference_client(base_url: str, wire: str, *, timeout: float = 30.0) -> dict:
     """Stream one response from `base_url` on `wire` and return its outcome."""
     if wire not in PATHS:
         return error_outcome(f"ValueError: the reference client knows no wire {wire!r}")
-    url = urlsplit(base_url)
-    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    connection = None
     try:
-        connection.request("POST", url.path.rstrip("/") + "/" + PATHS[wire],
-                           json.dumps(request_body(wire)).encode("utf-8"),
-                           {"Content-Type": "application/json", "Authorization": "Bearer sk-mcs"})
-        response = connection.getresponse()
+        connection, response = open_stream(base_url, wire, timeout=timeout)
         if response.status >= 400:
-            return error_outcome(f"HTTP {response.status}: {_provider_message(response.read())}")
+            return error_outcome(f"HTTP {response.status}: {provider_message(response.read())}")
         return _consume(response, wire)
     except (OSError, http.client.HTTPException) as exc:
         return error_outcome(f"{type(exc).__name__}: {exc}")
     finally:
-        connection.close()
+        if connection is not None:
+            connection.close()
 
 
 def _consume(response: http.client.HTTPResponse, wire: str) -> dict:
@@ -92,9 +102,14 @@ def _consume(response: http.client.HTTPResponse, wire: str) -> dict:
         return error_outcome(f"{type(exc).__name__}: the body was cut ({exc!r})")
     if not (buffer.is_done() or decoder.done):
         return error_outcome("IncompleteStream: the body ended before the wire's end signal")
-    message = buffer.as_dict()
+    return outcome_of(buffer)
+
+
+def outcome_of(buffer: LLMStreamBuffer) -> dict:
+    """The outcome of a buffer that read a whole stream: its calls, text and message."""
     strategy = buffer.strategy
     if strategy is None:
         return error_outcome("IncompleteStream: the body held no chunk")
+    message = buffer.as_dict()
     return {"calls": [outcome_call(call) for call in strategy.extract(message)],
             "text": strategy.content_text(message), "message": message, "error": None}

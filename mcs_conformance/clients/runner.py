@@ -1,7 +1,8 @@
 """One client under certification: its server, its callable, one local round trip per case.
 
 The server and the client (a harness process) start on first use and serve every clause of
-the session; `close()` stops both. What the client returns is validated against
+the session; `close()` stops both. A harness that cannot start is tried once: every later
+clause errors at once with the first failure, so a run never waits the start timeout twice. What the client returns is validated against
 schemas/outcome.json; an exception it lets through becomes an outcome whose `error` names it
 (a library's own exception types are fine for the error clauses).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..targets import LoadedClient
-from .harness import HarnessError
+from .harness import HarnessError, HarnessStartError
 from .outcome import check_outcome, error_outcome
 from .served import Served
 from .server import ProviderServer
@@ -48,6 +49,7 @@ class ClientRunner:
         self._own = servers is None  # a runner made alone closes its server itself
         self._servers = servers or SessionServer()
         self._client: Callable[[str, str], Any] | None = None
+        self._start_failure: str | None = None  # why the first start failed: never retried
 
     @property
     def kind(self) -> str:
@@ -62,9 +64,21 @@ class ClientRunner:
         return self.loaded.target
 
     def start(self) -> None:
-        """Open the client (a harness process starts here)."""
-        if self._client is None:
+        """Open the client (a harness process starts here), once: a failed start is
+        remembered and raised again as `HarnessStartError` without a new try."""
+        if self._client is not None:
+            return
+        if self._start_failure is not None:
+            raise HarnessStartError(f"{self._start_failure} (the first start failed; "
+                                    "not tried again)")
+        try:
             self._client = self.loaded.open(self.timeout)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # also a clause's time limit striking during the start
+            self._start_failure = str(exc) if isinstance(exc, HarnessStartError) else \
+                f"{self.loaded.target}: could not be started: {type(exc).__name__}: {exc}"
+            raise
 
     @property
     def implementation(self) -> dict | None:

@@ -31,7 +31,11 @@ class Served:
     whole: Any = None
     complete: bool = True
     quirks: frozenset = frozenset()
-    case: Case | None = field(default=None, compare=False)
+    case: Case | None = field(default=None, compare=False, repr=False)
+
+    def __repr__(self) -> str:  # short: failure reports print `record()` in full
+        return (f"Served({self.wire}, HTTP {self.status}, {len(self.body)} bytes in "
+                f"{len(self.pieces)} pieces, quirks={sorted(self.quirks)})")
 
     @property
     def body(self) -> bytes:

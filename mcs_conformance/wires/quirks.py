@@ -5,7 +5,8 @@ sends (facts from the recordings in shared/corpora-real, QUIRKS.md). Each wire d
 quirks of its format and records the ones a drawn case holds in `Case.quirks`, so that a
 failure report can say "fails only on vLLM-style streams"; users select them with
 `--mcs-quirks` (docs/quirks.md). Quirks of wire `body` are byte-level: the local HTTP
-server applies them to the serialized body of any SSE wire.
+server applies them to the serialized body of the wires whose servers send them
+(`framing.BODY_QUIRKS_OF`).
 """
 from __future__ import annotations
 
@@ -110,7 +111,8 @@ _TABLE = (
     (BODY, "sse-comments", "`:` comment lines between events", ("OpenRouter",)),
     (BODY, "sse-crlf", "lines end in `\\r\\n` (the SSE spec allows it)",
      ("the SSE spec allows it",)),
-    (BODY, "data-padding", "`data:` lines padded with spaces", ("Anthropic",)),
+    (BODY, "data-padding", "each event's JSON padded with spaces before its closing `}`",
+     ("Anthropic",)),
     (BODY, "data-before-event", "the `data:` line before the `event:` line", ("Bedrock",)),
     (BODY, "sorted-keys", "JSON keys sorted alphabetically", ("Bedrock", "Snowflake Cortex")),
     (BODY, "no-space-after-data", "`data:{...}` with no space after the colon",

@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,8 @@ FAKE = textwrap.dedent('''
                 del outcome["text"]
             say({"seq": seq, "outcome": outcome})
         elif msg["cmd"] == "stop":
+            if mode == "stubborn":
+                time.sleep(60)
             sys.exit(0)
 ''')
 URL = "http://127.0.0.1:9/case/{}/"
@@ -164,6 +168,15 @@ def test_a_case_cut_short_from_outside_restarts_the_harness(fake, no_leaks):
         signal.signal(signal.SIGALRM, previous)
 
 
+def test_a_harness_that_ignores_stop_is_killed(fake, no_leaks):
+    client = harness_client(command(fake, "stubborn"), timeout=1)
+    pid = int(client.implementation["version"])
+    began = time.monotonic()
+    client.close()
+    assert gone(pid)
+    assert time.monotonic() - began < 5
+
+
 def test_a_harness_that_never_answers_start(fake, no_leaks):
     with pytest.raises(HarnessStartError) as never:
         harness_client(command(fake, "silent"), timeout=0.5)
@@ -211,3 +224,52 @@ def test_the_kits_lines_and_a_good_reply_fit_the_schemas():
     assert schema_errors({"seq": 1, "outcome": {"calls": [], "text": "", "message": None, "error": None},
                           "extra": 1}, "result") == [
         "<root>: Additional properties are not allowed ('extra' was unexpected)"]
+
+
+CRASHING = textwrap.dedent('''
+    import json, sys
+    from mcs_conformance.clients.reference_client import reference_client
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if msg["cmd"] == "start":
+            print(json.dumps({"ready": True, "version": 1, "implementation": {
+                "name": "crashes-from-seq-3", "language": "python", "version": "1",
+                "homepage": "", "wires": ["openai-chat"]}}), flush=True)
+        elif msg["cmd"] == "run":
+            if msg["seq"] >= 3:
+                sys.exit("crashed on purpose")
+            outcome = reference_client(msg["base_url"], msg["wire"])
+            print(json.dumps({"seq": msg["seq"], "outcome": outcome}), flush=True)
+        else:
+            break
+''')
+
+
+def test_a_harness_that_crashes_errors_the_clause_in_a_certification(tmp_path):
+    """Never a pass: a crash is not the library reporting an error."""
+    (tmp_path / "crashing.py").write_text(CRASHING)
+    out = tmp_path / "report"
+    done = subprocess.run(
+        [sys.executable, "-m", "mcs_conformance.cli", "certify", "--harness",
+         f"{sys.executable} {tmp_path / 'crashing.py'}", "--wire", "openai-chat",
+         "--clause", "client.provider-error", "--profile", "dev", "--seed", "0", "--out", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    clause = [json.loads(line) for line in (out / "report.jsonl").read_text().splitlines()][1]
+    assert clause["verdict"] == "errored"
+    assert "HarnessCaseError" in clause["reason"]
+    assert "exited with status 1; its stderr ends: 'crashed on purpose'" in clause["reason"]
+
+
+def test_a_harness_that_cannot_start_is_tried_once_per_run(fake, pytester):
+    """Four clauses, a harness that never answers start: one start timeout, not four."""
+    clauses = ["client.calls", "client.text", "client.http-error", "client.truncated"]
+    began = time.monotonic()
+    result = pytester.runpytest(f"--mcs-harness={command(fake, 'silent')}",
+                                "--mcs-wire=openai-chat", "--mcs-timeout=3", "-p", "no:randomly",
+                                *[f"--mcs-clause={c}" for c in clauses])
+    took = time.monotonic() - began
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) + outcomes.get("errors", 0) == 4, outcomes
+    assert took < 3 * 2, f"the run took {took:.1f} s: the start was retried"
+    result.stdout.fnmatch_lines(["*did not answer start*(the first start failed; not tried again)*"])

@@ -1,0 +1,45 @@
+"""Each deliberately broken client is flagged by its clause at the default profile, with the
+quirks of its counterexample named; the reference client passes the same clauses."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+from mcs_conformance.clauses import CLAUSES, ClauseFailure, Subject
+from mcs_conformance.clients.runner import ClientRunner
+from mcs_conformance.targets import load_client
+
+TESTS = Path(__file__).resolve().parents[1]
+
+BROKEN = sorted(m.name for m in pkgutil.iter_modules([str(Path(TESTS, "broken_clients"))])
+                if not m.name.startswith("_"))
+CLIENT_CLAUSES = [c for c in CLAUSES.values() if c.kind == "client"]
+
+
+def _subject(target: str, wire: str) -> tuple[Subject, ClientRunner]:
+    runner = ClientRunner(load_client(target), wire)
+    return Subject(None, target, None, lambda: None, client=runner), runner
+
+
+def test_there_are_enough_broken_clients_and_every_client_clause_flags_one():
+    assert len(BROKEN) >= 8, BROKEN
+    caught = {importlib.import_module(f"broken_clients.{name}").CAUGHT_BY for name in BROKEN}
+    assert caught == {c.id for c in CLIENT_CLAUSES}
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_broken_client_is_flagged_by_its_clause(name, kit_profile):
+    module = importlib.import_module(f"broken_clients.{name}")
+    subject, runner = _subject(f"broken_clients.{name}:client", module.WIRE)
+    try:
+        with pytest.raises(ClauseFailure) as failed:
+            CLAUSES[module.CAUGHT_BY].check(subject)
+    finally:
+        runner.close()
+    failure = failed.value
+    assert failure.clause_id == module.CAUGHT_BY
+    assert "quirks: " in failure.reason  # "fails only on vLLM-style streams" reads as such
+    assert isinstance(failure.case["quirks"], list) and failure.case["pieces"]
