@@ -66,13 +66,13 @@ def _clauses(rows: list[dict], order: list[str]) -> list[str]:
     return [c for c in order if c in seen] + sorted(seen - set(order))
 
 
-def _heading(peer: str, wire: str, clause: str, quirks: str) -> str:
-    return f"{peer}: `{clause}` on {wire}, quirks {quirks}"
+def _heading(peer: str, wire: str, clause: str) -> str:
+    return f"{peer}: `{clause}` on {wire}"
 
 
-def _anchor(peer: str, wire: str, clause: str, quirks: str) -> str:
+def _anchor(peer: str, wire: str, clause: str) -> str:
     """The heading's anchor as GitHub makes it (lowercase, punctuation dropped, spaces -)."""
-    text = _heading(peer, wire, clause, quirks).strip().lower()
+    text = _heading(peer, wire, clause).strip().lower()
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
@@ -86,7 +86,7 @@ def _cell(row: dict | None, clause: str) -> str:
         return UNCONFIRMED
     symbol = SYMBOLS[verdict]
     if verdict == "failed":
-        return f"[{symbol}](#{_anchor(row['peer'], row['wire'], clause, row['quirks'])})"
+        return f"[{symbol}](#{_anchor(row['peer'], row['wire'], clause)})"
     return symbol
 
 
@@ -162,24 +162,29 @@ def _note(notes: dict, peer: str, wire: str, clause: str) -> dict:
     return found.get(f"{clause}@{wire}") or found.get(clause) or {}
 
 
-def finding_lines(row: dict, finding: dict, notes: dict) -> list[str]:
-    peer, wire, clause = row["peer"], row["wire"], finding["clause"]
-    note = _note(notes, peer, wire, clause)
+def _run_line(row: dict, finding: dict) -> str:
     quirks = ", ".join(f"`{q}`" for q in finding["quirks"]) or "none (the provider's own shape)"
-    paragraph = note.get("paragraph") or (
-        f"The kit's reason: {finding.get('reason') or 'none given'}.")
     if finding.get("corpus"):
         stream = f"[`{finding['corpus']}`](../{finding['corpus']})"
         if finding.get("note"):
             stream += f" ({finding['note']})"
     else:
-        stream = f"not kept as a stream: {finding.get('note') or 'no stream'}"
+        stream = f"not kept: {finding.get('note') or 'no stream'}"
+    return (f"- Run with quirks {row['quirks']}: the minimal counterexample holds quirks "
+            f"{quirks}; stream {stream}.")
+
+
+def finding_lines(found: list[tuple[dict, dict]], notes: dict) -> list[str]:
+    """One section for a peer's failures of one clause on one wire (both quirks modes)."""
+    row, finding = found[0]
+    peer, wire, clause = row["peer"], row["wire"], finding["clause"]
+    note = _note(notes, peer, wire, clause)
+    paragraph = note.get("paragraph") or (
+        f"The kit's reason: {finding.get('reason') or 'none given'}.")
     upstream = note.get("upstream")
-    upstream_text = f"<{upstream}>" if upstream else NOT_REPORTED
-    return [f"#### {_heading(peer, wire, clause, row['quirks'])}", "",
-            f"- Version: {row['version']}.",
-            f"- Quirks in the minimal counterexample: {quirks}.",
-            f"- Stream: {stream}.", f"- Upstream: {upstream_text}.", "", paragraph, ""]
+    return [f"#### {_heading(peer, wire, clause)}", "", f"- Version: {row['version']}.",
+            *(_run_line(r, f) for r, f in found),
+            f"- Upstream: {f'<{upstream}>' if upstream else NOT_REPORTED}.", "", paragraph, ""]
 
 
 def render(rows: list[dict], notes: dict, order: list[str]) -> str:
@@ -204,11 +209,14 @@ def render(rows: list[dict], notes: dict, order: list[str]) -> str:
     lines.append("")
     for wire in WIRES:
         lines += matrix(wire, rows, order)
-    found = [(row, finding) for row in rows for finding in row["findings"]]
-    if found:
+    grouped: dict[tuple, list] = defaultdict(list)
+    for row in rows:
+        for finding in row["findings"]:
+            grouped[(row["peer"], row["wire"], finding["clause"])].append((row, finding))
+    if grouped:
         lines += ["## Findings", ""]
-        for row, finding in found:
-            lines += finding_lines(row, finding, notes)
+        for found in grouped.values():
+            lines += finding_lines(found, notes)
     return "\n".join(lines).rstrip() + "\n"
 
 

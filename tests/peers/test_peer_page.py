@@ -72,16 +72,17 @@ def test_one_matrix_per_wire_with_both_modes_per_cell():
     header = next(line for line in text.splitlines() if line.startswith("| peer |"))
     assert header == "| peer | `calls` | `text` | `message` | `truncated` | speed |"
     acme = next(line for line in text.splitlines() if line.startswith("| acme 1.2.3 |"))
-    anchor = "#acme-clienttruncated-on-openai-chat-quirks-all"
+    anchor = "#acme-clienttruncated-on-openai-chat"
     assert acme == f"| acme 1.2.3 | ✓ ✓ | ✓ ✓ | n/a n/a | ✓ [✗]({anchor}) | ×3.5, growth 1.1 |"
     assert "| zeta 1.2.3 (not run) | · · | · · | · · | · · |" in text
 
 
 def test_a_finding_without_a_note_shows_the_kits_reason_and_no_upstream():
     text = page.render(fixture_rows(), {}, ORDER)
-    assert "#### acme: `client.truncated` on openai-chat, quirks all" in text
-    assert "- Quirks in the minimal counterexample: `sse-crlf`." in text
-    assert ("(../peers/findings/acme/openai-chat/truncated--openai-chat--quirks-all.sse)"
+    assert "#### acme: `client.truncated` on openai-chat" in text
+    assert ("- Run with quirks all: the minimal counterexample holds quirks `sse-crlf`; "
+            "stream [`peers/findings/acme/openai-chat/truncated--openai-chat--quirks-all.sse`]"
+            "(../peers/findings/acme/openai-chat/truncated--openai-chat--quirks-all.sse)."
             in text)
     assert f"- Upstream: {page.NOT_REPORTED}." in text
     assert "The kit's reason: the body stopped after 80 bytes." in text
@@ -133,3 +134,16 @@ def test_a_peer_too_slow_to_time_says_so_in_its_speed_cell():
                         "problem": "more than 120 s for 10000 chunks (4.1 s for 1000)"}
     text = page.render(rows, {}, ORDER)
     assert "| more than 120 s for 10000 chunks (4.1 s for 1000) |" in text
+
+
+def test_both_modes_failing_one_clause_share_one_section():
+    rows = fixture_rows()
+    rows[2]["verdicts"]["client.truncated"] = "failed"
+    rows[2]["findings"] = [{**rows[3]["findings"][0], "quirks": [],
+                            "corpus": "peers/findings/acme/raw.body", "note": "kept as a raw body"}]
+    text = page.render(rows, {}, ORDER)
+    assert text.count("#### acme: `client.truncated` on openai-chat") == 1
+    assert ("- Run with quirks none: the minimal counterexample holds quirks none (the "
+            "provider's own shape); stream [`peers/findings/acme/raw.body`]"
+            "(../peers/findings/acme/raw.body) (kept as a raw body).") in text
+    assert "- Run with quirks all:" in text
