@@ -126,19 +126,23 @@ def snapshot(peer: str) -> None:
 
 
 def add_speed(rows: list[dict], peers: list[catalog.Peer]) -> None:
+    """The speed column: each peer on its first wire, over the reference's time there; the
+    reference's own rows carry its timings on each wire (ratio 1 by definition)."""
     reference = next((p for p in catalog.load_peers() if p.name == catalog.REFERENCE), None)
     if reference is None:
         return
     base: dict[str, dict] = {}
     for peer in peers:
-        wire = peer.wires[0]
-        if wire not in base:
-            base[wire] = speed.timings(reference, wire)
-        entry = speed.measure(peer, wire, base[wire])
-        say(f"{peer.name} speed on {wire}: {entry}")
-        for row in rows:
-            if row["peer"] == peer.name:
-                row["speed"] = entry
+        wires = reference.wires if peer.name == reference.name else peer.wires[:1]
+        for wire in wires:
+            if wire not in base:
+                base[wire] = speed.timings(reference, wire)
+            entry = speed.own(wire, base[wire]) if peer.name == reference.name \
+                else speed.measure(peer, wire, base[wire])
+            say(f"{peer.name} speed on {wire}: {entry}")
+            for row in rows:
+                if row["peer"] == peer.name and (row["wire"] == wire or len(wires) == 1):
+                    row["speed"] = entry
 
 
 def publish(rows: list[dict], peers: list[catalog.Peer]) -> list[dict]:

@@ -202,9 +202,9 @@ def render(rows: list[dict], notes: dict, order: list[str]) -> str:
                      "from the local server, over the reference's seconds on the same wire; "
                      "growth: per-chunk cost at 10 000 chunks over that at 1 000 (about 1 is "
                      "linear, about 10 is a quadratic accumulator; fixed costs per request pull "
-                     "both toward 1). The reference's own row times it a second time: its "
-                     "distance from 1 is the noise of the measure on this machine, which is "
-                     "shared and busy: read the figures as orders of magnitude. Node's JIT "
+                     "both toward 1). The reference's rows show 1 (it is the base) and its own growth on each "
+                     "wire. The machine that measured is shared and busy: read the figures as "
+                     "orders of magnitude. Node's JIT "
                      "warms up on the first streams, so a Node growth can read below 1.")
     lines.append("")
     for wire in WIRES:

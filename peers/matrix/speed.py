@@ -114,6 +114,16 @@ def measure(peer: Peer, wire: str, reference: dict[int, float]) -> dict:
     except Exception as exc:  # a library that cannot consume the stream has no speed
         return {"wire": wire, "ratio": None, "growth": None, "seconds": None,
                 "problem": f"{type(exc).__name__}: {exc}"[:300]}
+    return entry(wire, own, reference)
+
+
+def own(wire: str, reference: dict[int, float]) -> dict:
+    """The reference's entry on `wire`: its timings against themselves (ratio 1)."""
+    return entry(wire, reference, reference)
+
+
+def entry(wire: str, own: dict[int, float], reference: dict[int, float]) -> dict:
+    """Ratio of the large stream's time over the reference's, and the per-chunk growth."""
     large = own[LARGE] - own[FLOOR]
     small = own[SMALL] - own[FLOOR]
     growth = (large / LARGE) / (small / SMALL) if small > 0 and large > 0 else None
