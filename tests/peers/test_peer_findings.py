@@ -111,3 +111,17 @@ def test_a_report_line_holding_a_line_separator_is_one_line(tmp_path):
     assert verdicts == {"client.text": "failed", "client.message": "n/a"}
     assert failures == [("client.text", "text 'a\u2028b\x85c'", {"pieces": ["\u2028"]})]
     assert certifying.read_report(report, exposes_message=True)[0]["client.message"] == "passed"
+
+
+def test_speed_times_fast_streams_often_and_skips_a_growth_it_cannot_measure():
+    from matrix import speed
+
+    assert speed._repeats(speed.SMALL, {}) == 1
+    assert speed._repeats(speed.SMALL, {speed.SMALL: 0.01}) == speed.FAST_REPEATS
+    assert speed._repeats(speed.LARGE, {speed.SMALL: 2.0, speed.LARGE: 30.0}) == 1
+    reference = {speed.FLOOR: 0.01, speed.SMALL: 0.02, speed.LARGE: 0.11}
+    quadratic = {speed.FLOOR: 0.01, speed.SMALL: 0.11, speed.LARGE: 10.01}
+    entry = speed.entry("openai-chat", quadratic, reference)
+    assert entry["ratio"] == 100.0 and entry["growth"] == 10.0
+    flat = {speed.FLOOR: 0.01, speed.SMALL: 0.012, speed.LARGE: 0.03}
+    assert speed.entry("openai-chat", flat, reference)["growth"] is None
