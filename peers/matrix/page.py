@@ -98,7 +98,9 @@ def _speed(row: dict | None) -> str:
         problem = speed.get("problem") or ""
         return problem if problem.startswith("more than") else "not measured"
     growth = speed.get("growth")
-    return f"×{speed['ratio']:.2g}" + (f", growth {growth:.2g}" if growth is not None else "")
+    ratio = speed["ratio"]
+    shown = f"×{ratio:.0f}" if ratio >= 10 else f"×{ratio:.2g}"
+    return shown + (f", growth {growth:.2g}" if growth is not None else "")
 
 
 def _by_peer(rows: list[dict]) -> dict[str, list[dict]]:

@@ -147,3 +147,10 @@ def test_both_modes_failing_one_clause_share_one_section():
             "provider's own shape); stream [`peers/findings/acme/raw.body`]"
             "(../peers/findings/acme/raw.body) (kept as a raw body).") in text
     assert "- Run with quirks all:" in text
+
+
+def test_a_large_speed_ratio_is_a_plain_number():
+    rows = fixture_rows()
+    rows[3]["speed"] = {"wire": "openai-chat", "ratio": 145.9, "growth": None, "seconds": 9.0,
+                        "problem": None}
+    assert "| ×146 |" in page.render(rows, {}, ORDER)
