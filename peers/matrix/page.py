@@ -139,8 +139,9 @@ def summary(peer: str, rows: list[dict], notes: dict) -> str:
     first = rows[0]
     head = f"- **{peer}** {first['version']} ({first['language']})"
     written = notes.get(peer, {}).get("summary")
+    speed = notes.get(peer, {}).get("speed")
     if written:
-        return f"{head}: {written}"
+        return f"{head}: {written}" + (f" Speed: {speed}" if speed else "")
     if all(row.get("status", "run") != "run" for row in rows):
         problem = next((row.get("problem") for row in rows if row.get("problem")), None)
         return f"{head}: not run yet" + (f" ({problem})" if problem else "") + "."
@@ -156,7 +157,7 @@ def summary(peer: str, rows: list[dict], notes: dict) -> str:
         places = "; ".join(f"{wire} quirks {' and '.join(m for m in MODES if m in modes)}"
                            for wire, modes in sorted(where.items()))
         parts.append(f"`{short(clause)}` ({places})")
-    return f"{head}: fails {', '.join(parts)}."
+    return f"{head}: fails {', '.join(parts)}." + (f" Speed: {speed}" if speed else "")
 
 
 def _note(notes: dict, peer: str, wire: str, clause: str) -> dict:

@@ -154,3 +154,9 @@ def test_a_large_speed_ratio_is_a_plain_number():
     rows[3]["speed"] = {"wire": "openai-chat", "ratio": 145.9, "growth": None, "seconds": 9.0,
                         "problem": None}
     assert "| ×146 |" in page.render(rows, {}, ORDER)
+
+
+def test_a_speed_note_follows_the_summary():
+    notes = {"acme": {"speed": "summing with + is quadratic."}}
+    text = page.render(fixture_rows(), notes, ORDER)
+    assert "(openai-chat quirks all). Speed: summing with + is quadratic." in text
