@@ -1,0 +1,27 @@
+"""What the two LangChain harnesses share: the stream summed with `+` as LangChain's docs
+show, and the summed chunk's calls in the order their chunks came."""
+from _protocol import call
+
+PROMPT = "What is the weather in Paris?"
+
+
+def summed_stream(model):
+    """`model.stream(PROMPT)` summed with `+`; None when it yields nothing."""
+    total = None
+    for chunk in model.stream(PROMPT):
+        total = chunk if total is None else total + chunk
+    return total
+
+
+def _position(message, tool_call):
+    for position, chunk in enumerate(message.tool_call_chunks):
+        if chunk.get("id") == tool_call.get("id") and chunk.get("name") == tool_call.get("name"):
+            return position
+    return len(message.tool_call_chunks)
+
+
+def summed_calls(message):
+    """`tool_calls` (parsed) and `invalid_tool_calls` (raw text), in chunk order."""
+    found = [(_position(message, tc), call(tc["name"], tc["args"], tc["id"]))
+             for tc in [*message.tool_calls, *message.invalid_tool_calls]]
+    return [c for _, c in sorted(found, key=lambda pair: pair[0])]

@@ -1,0 +1,23 @@
+"""langchain-openai as its users stream: `ChatOpenAI.stream()`, the chunks summed with `+`,
+the calls read from the summed `AIMessageChunk`'s `tool_calls` and `invalid_tool_calls`."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from langchain_openai import ChatOpenAI  # noqa: E402
+
+from _protocol import outcome, serve  # noqa: E402
+from _langchain import summed_calls, summed_stream  # noqa: E402
+
+
+def run(base_url, wire):
+    model = ChatOpenAI(model="gpt-4o", api_key="sk-mcs", base_url=base_url.rstrip("/") + "/v1",
+                       max_retries=0)
+    total = summed_stream(model)
+    if total is None:
+        return outcome()
+    return outcome(summed_calls(total), total.text, None)
+
+
+if __name__ == "__main__":
+    serve(__file__, run)

@@ -1,0 +1,27 @@
+"""The ollama Python client as its docs stream a tool-calling chat: `chat(stream=True)`,
+the content pieces joined and the tool calls of every chunk collected."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import ollama  # noqa: E402
+
+from _protocol import call, outcome, serve  # noqa: E402
+
+
+def run(base_url, wire):
+    client = ollama.Client(host=base_url.rstrip("/"))
+    content, tool_calls = "", []
+    for chunk in client.chat(model="llama3.2", stream=True, messages=[
+            {"role": "user", "content": "What is the weather in Paris?"}]):
+        if chunk.message.content:
+            content += chunk.message.content
+        if chunk.message.tool_calls:
+            tool_calls.extend(chunk.message.tool_calls)
+    calls = [call(tc.function.name, tc.function.arguments, getattr(tc, "id", None))
+             for tc in tool_calls]
+    return outcome(calls, content, None)
+
+
+if __name__ == "__main__":
+    serve(__file__, run)

@@ -1,0 +1,42 @@
+"""The OpenAI Agents SDK's `OpenAIChatCompletionsModel.stream_response()`: the Chat
+Completions stream as the SDK turns it into Responses events, read up to the final
+`response.completed` event's `Response`."""
+import asyncio
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from agents import ModelSettings, ModelTracing, OpenAIChatCompletionsModel, set_tracing_disabled  # noqa: E402
+from openai import AsyncOpenAI  # noqa: E402
+
+from _protocol import call, outcome, serve  # noqa: E402
+
+set_tracing_disabled(True)  # no trace export: the machine has no network
+
+
+async def final_response(base_url):
+    client = AsyncOpenAI(api_key="sk-mcs", base_url=base_url.rstrip("/") + "/v1", max_retries=0)
+    model = OpenAIChatCompletionsModel(model="gpt-4o", openai_client=client)
+    final = None
+    async for event in model.stream_response(
+            system_instructions=None, input="What is the weather in Paris?",
+            model_settings=ModelSettings(), tools=[], output_schema=None, handoffs=[],
+            tracing=ModelTracing.DISABLED):
+        if event.type == "response.completed":
+            final = event.response
+    await client.close()
+    return final
+
+
+def run(base_url, wire):
+    response = asyncio.run(final_response(base_url))
+    if response is None:
+        return outcome(error="harness: the stream ended without response.completed")
+    calls = [call(item.name, item.arguments, item.call_id)
+             for item in response.output if item.type == "function_call"]
+    # Its Response is the SDK's translation of a Chat stream: not the provider's message.
+    return outcome(calls, response.output_text, None)
+
+
+if __name__ == "__main__":
+    serve(__file__, run)

@@ -1,0 +1,49 @@
+"""Pydantic AI as its users stream one model request: `model_request_stream_sync` with its
+OpenAI chat model or its Anthropic model, the events consumed, then the final
+`ModelResponse` (`stream.response`)."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pydantic_ai import ModelRequest  # noqa: E402
+from pydantic_ai.direct import model_request_stream_sync  # noqa: E402
+from pydantic_ai.messages import TextPart, ToolCallPart  # noqa: E402
+from pydantic_ai.models.anthropic import AnthropicModel  # noqa: E402
+from pydantic_ai.models.openai import OpenAIChatModel  # noqa: E402
+from pydantic_ai.providers.anthropic import AnthropicProvider  # noqa: E402
+from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
+
+from _protocol import call, outcome, serve  # noqa: E402
+
+
+def model_for(base_url, wire):
+    if wire == "openai-chat":
+        provider = OpenAIProvider(base_url=base_url.rstrip("/") + "/v1", api_key="sk-mcs")
+        return OpenAIChatModel("gpt-4o", provider=provider)
+    provider = AnthropicProvider(base_url=base_url.rstrip("/"), api_key="sk-mcs")
+    return AnthropicModel("claude-sonnet-4-5", provider=provider)
+
+
+def arguments_of(part):
+    """The arguments as Pydantic AI reads them (`args_as_dict`: no args is `{}`); its raw
+    text when it cannot read them as an object."""
+    try:
+        return part.args_as_dict(raise_if_invalid=True)
+    except (ValueError, AssertionError):
+        return part.args
+
+
+def run(base_url, wire):
+    messages = [ModelRequest.user_text_prompt("What is the weather in Paris?")]
+    with model_request_stream_sync(model_for(base_url, wire), messages) as stream:
+        for _ in stream:
+            pass
+        response = stream.response
+    calls = [call(part.tool_name, arguments_of(part), part.tool_call_id)
+             for part in response.parts if isinstance(part, ToolCallPart)]
+    text = "".join(part.content for part in response.parts if isinstance(part, TextPart))
+    return outcome(calls, text, None)  # a ModelResponse is not the provider's message
+
+
+if __name__ == "__main__":
+    serve(__file__, run)
