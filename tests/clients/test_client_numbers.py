@@ -78,3 +78,36 @@ def test_a_client_that_returns_1_for_1_0_passes(number_clients, kit_profile, cla
 def test_a_client_that_returns_2_for_1_0_fails(number_clients, kit_profile):
     with pytest.raises(ClauseFailure, match="client's message differs from stream=false"):
         _check("client.message", "number_clients:off_by_one")
+
+
+@pytest.fixture
+def loose_clients(tmp_path, monkeypatch):
+    (tmp_path / "loose_clients.py").write_text(textwrap.dedent('''
+        import itertools
+        from mcs_conformance.clients.reference_client import reference_client
+
+        _count = itertools.count()
+
+        def invents_ids(base_url, wire):
+            """A new id for every call on every request, as SDKs do for calls sent without one."""
+            outcome = reference_client(base_url, wire)
+            for call in outcome["calls"]:
+                call["id"] = f"call_{next(_count)}"
+            return outcome
+
+        def nulls_every_optional_field(base_url, wire):
+            """The message as an SDK model dumps it: declared optional fields as null."""
+            outcome = reference_client(base_url, wire)
+            if outcome["message"] is not None:
+                outcome["message"] = {**outcome["message"], "not_sent_by_the_server": None}
+            return outcome
+    '''), "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_ids_a_client_invents_are_not_taken_for_a_byte_cut_bug(loose_clients, kit_profile):
+    _check("client.byte-cuts", "loose_clients:invents_ids")
+
+
+def test_a_field_dumped_as_null_counts_as_left_out(loose_clients, kit_profile):
+    _check("client.message", "loose_clients:nulls_every_optional_field")
