@@ -18,7 +18,8 @@ from ._registry import ClauseNotApplicable, Subject, clause
 from ._run import NATIVE_WIRES, check_each, first_difference, show
 
 CLIENT = "client"
-NO_MESSAGE = "n/a: the client exposes no native message (message is null on every case)"
+NO_MESSAGE = ("n/a: the client exposes no native message (message is null on every case that "
+              "did not end in an error)")
 
 
 def _served_wire(subject: Subject) -> bool:
@@ -134,8 +135,9 @@ def _without_nulls(value: Any) -> Any:
     meaning="Where a client exposes the native message it assembled, it equals the "
             "stream=false message (a field set to null counts as a field left out, as SDK "
             "models write every optional field). A client that exposes none (message null on "
-            "every case) gets n/a (skipped), never passed; one that exposes it for some "
-            "streams only fails.",
+            "every case it did not end in an error) gets n/a (skipped), never passed; one "
+            "that exposes it for some streams only fails. Errors are client.calls' and "
+            "client.text's to judge.",
     failure_means="Code that stores or resends the assembled message (the history) gets "
                   "another message than the provider would have returned.",
     typical_bug="Fields the library does not model dropped (refusal, annotations, thinking "
@@ -148,7 +150,8 @@ def message(subject: Subject) -> None:
 
     def prop(served: Served) -> None:
         outcome = runner.run(served)
-        _completed(message, served, outcome)
+        if outcome["error"] is not None:
+            return  # client.calls and client.text judge an error; it leaves no message here
         has = outcome["message"] is not None
         if not exposes:
             exposes.append(has)
@@ -166,7 +169,7 @@ def message(subject: Subject) -> None:
                         served, outcome)
 
     check_each(message, subject, streams(runner.wire, runner.quirks), prop)
-    if exposes and not exposes[0]:
+    if not exposes or not exposes[0]:  # no message on any stream, or only errors
         raise ClauseNotApplicable(message.id, NO_MESSAGE)
 
 

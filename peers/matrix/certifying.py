@@ -99,6 +99,8 @@ def read_report(report: Path, exposes_message: bool | None) -> tuple[dict, list]
         verdict = line["verdict"]
         if line["clause"] == MESSAGE and exposes_message is False and verdict == "passed":
             verdict = "n/a"
+        if verdict == "skipped" and (line.get("reason") or "").startswith("n/a:"):
+            verdict = "n/a"  # the clause found nothing to judge (no native message)
         verdicts[line["clause"]] = verdict
         if verdict == "failed":
             failures.append((line["clause"], line.get("reason") or "",
