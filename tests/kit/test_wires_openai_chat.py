@@ -257,7 +257,7 @@ def test_the_quirks_of_real_servers_are_all_drawn(drawn_over_seeds):
         "marker-text", "marker-args", "no-args", "big-args", "escaped-args",
         "raw-unicode-args", "spaced-args", "compact-args", "logprobs", "annotations",
     }
-    seen = drawn_over_seeds(cases(), features, expected, examples=400)
+    seen = drawn_over_seeds(cases(), features, expected, examples=600)
     assert expected - seen == set()
 
 
