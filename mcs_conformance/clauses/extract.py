@@ -57,7 +57,10 @@ def calls(subject: Subject) -> None:
                 f"extract() of the message assembled from the {len(stream)} {what}: {found}",
                 case)
 
-    check_each(calls, subject, subject.wire.cases(), prop)
+    # Half the examples have calls for sure: drawn from all cases alone, some seeds gave a
+    # wire's calls so seldom that a shape as common as `{}` arguments never came.
+    check_each(calls, subject, st.one_of(subject.wire.cases(), cases_with_calls(subject.wire)),
+               prop)
 
 
 # -- the false-positive guard ---------------------------------------------------------------

@@ -1,8 +1,10 @@
 """Reassembly clauses: a stream folds into the exact `stream=false` message of its wire."""
 from __future__ import annotations
 
+from hypothesis import strategies as st
+
 from ._registry import Subject, clause
-from ._run import check_each, copy_json, feed, first_difference, is_native, show, stream_of
+from ._run import cases_with_calls, check_each, copy_json, feed, first_difference, is_native, show, stream_of
 
 
 def _has_wire(subject: Subject) -> bool:
@@ -39,7 +41,10 @@ def round_trip(subject: Subject) -> None:
                 f"as_message() after all {len(stream)} chunks differs from the stream=false "
                 f"message: {found}", case)
 
-    check_each(round_trip, subject, subject.wire.cases(), prop)
+    # Half the examples have calls for sure: drawn from all cases alone, some seeds gave
+    # so few calls that a quirk of calls (Mistral's calls without index) never came.
+    check_each(round_trip, subject, st.one_of(subject.wire.cases(), cases_with_calls(subject.wire)),
+               prop)
 
 
 @clause(
@@ -90,7 +95,10 @@ def prefix(subject: Subject) -> None:
                 f"the display deltas concatenate to {show(shown)}, but the final visible text "
                 f"is {show(final)}", case)
 
-    check_each(prefix, subject, subject.wire.cases(), prop)
+    # Half the examples have visible text for sure: drawn from all cases alone, some seeds
+    # gave so few texts cut into several deltas that a snapshot returned as delta passed.
+    cases = subject.wire.cases()
+    check_each(prefix, subject, st.one_of(cases, cases.filter(lambda case: case.text)), prop)
 
 
 @clause(

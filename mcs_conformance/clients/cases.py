@@ -24,6 +24,7 @@ __all__ = ["cut_points", "error_streams", "http_errors", "malformed_streams", "p
            "streams", "truncated_streams"]
 
 MAX_CUTS = 12
+MAX_CHARACTER_CUTS = 64
 
 
 def _body_quirks(wire: str, quirks: frozenset | None) -> frozenset:
@@ -31,27 +32,37 @@ def _body_quirks(wire: str, quirks: frozenset | None) -> frozenset:
     return allowed_quirks("body", quirks) & BODY_QUIRKS_OF[wire]
 
 
-def _interesting(body: bytes) -> list[int]:
-    """Offsets where a cut catches naive readers: between `\\r` and `\\n`, inside a UTF-8
-    sequence, inside `data:`, and just before a line's end."""
-    points = []
+def _interesting(body: bytes) -> list[list[int]]:
+    """Offsets where a cut catches naive readers, by kind: between `\\r` and `\\n`, inside
+    a UTF-8 sequence, inside `data:`, and just before a line's end."""
+    crlf, utf8, data, line_end = [], [], [], []
     for index in range(1, len(body)):
         byte = body[index]
-        if body[index - 1] == 0x0D or 0x80 <= byte <= 0xBF or byte == 0x0A:
-            points.append(index)
+        if body[index - 1] == 0x0D:
+            crlf.append(index)
+        elif 0x80 <= byte <= 0xBF:
+            utf8.append(index)
+        elif byte == 0x0A:
+            line_end.append(index)
         elif body.startswith(b"data:", index - 2) or body.startswith(b"data:", index - 4):
-            points.append(index)
-    return points
+            data.append(index)
+    return [kind for kind in (crlf, utf8, data, line_end) if kind]
 
 
 @st.composite
 def cut_points(draw: Callable, body: bytes) -> list[int]:
-    """Byte offsets to cut `body` at (empty: one piece)."""
+    """Byte offsets to cut `body` at (empty: one piece). Each kind of interesting offset is
+    as likely as the others: drawn from all of them at once, the few cuts inside a UTF-8
+    character were lost among the many line ends, and a seed could miss them all."""
     if len(body) < 2:
         return []
+    kinds = _interesting(body)
+    characters = [index for index in range(1, len(body))
+                  if 0x80 <= body[index] <= 0xBF and body[index - 1] >= 0xC0]
+    if characters and draw(st.integers(0, 2)) == 2:  # a byte-at-a-time network: every
+        return characters[:MAX_CHARACTER_CUTS]     # character split (one cut can miss the text)
     anywhere = st.integers(1, len(body) - 1)
-    interesting = _interesting(body)
-    where = st.one_of(st.sampled_from(interesting), anywhere) if interesting else anywhere
+    where = st.one_of(*(st.sampled_from(kind) for kind in kinds), anywhere)
     return draw(st.lists(where, max_size=MAX_CUTS))
 
 
@@ -95,8 +106,14 @@ def _truncated(draw: Callable, case: Case, quirks: frozenset | None) -> Served:
     body_quirks = frozenset(draw(st.lists(st.sampled_from(allowed), unique=True))) \
         if allowed else frozenset()
     end = _terminal_end(case, body_quirks)
-    keep = draw(st.integers(0, end).map(lambda back: end - back))  # shrinks toward late cuts
-    body = frame_body(case.wire, case.chunks, quirks=body_quirks)[:keep]
+    whole = frame_body(case.wire, case.chunks, quirks=body_quirks)
+    # Anywhere (shrinks toward late cuts), or just after a line, as when a proxy drops the
+    # connection between two events: no torn line then tells the client something is off,
+    # and a drawn integer seldom lands there.
+    anywhere = st.integers(0, end).map(lambda back: end - back)
+    between = [index + 1 for index in range(end) if whole[index] == 0x0A]
+    keep = draw(st.one_of(anywhere, st.sampled_from(between)) if between else anywhere)
+    body = whole[:keep]
     cuts = draw(cut_points(body))
     served = served_stream(case, body_quirks=body_quirks, cuts=cuts, keep=keep)
     if draw(st.booleans()):  # the HTTP body itself ends cleanly, only the end signal lacks

@@ -75,16 +75,11 @@ def test_a_named_set_draws_only_those(name):
 
 
 @pytest.mark.parametrize("name", MINE)
-def test_every_quirk_of_the_wire_is_drawn_by_default(name):
-    seen = set()
-
-    @settings(SOME, max_examples=500)
-    @given(get_wire(name).cases())
-    def check(case):
-        seen.update(case.quirks)
-
-    check()
-    assert quirk_names(name) - seen == set()
+def test_every_quirk_of_the_wire_is_drawn_by_default(name, drawn_over_seeds):
+    expected = set(quirk_names(name))
+    seen = drawn_over_seeds(get_wire(name).cases(), lambda case: case.quirks, expected,
+                            examples=500)
+    assert expected - seen == set()
 
 
 @pytest.mark.parametrize("name", MINE)
