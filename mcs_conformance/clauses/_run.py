@@ -68,6 +68,22 @@ def check_each(clause: Clause, subject: Subject, generator: st.SearchStrategy,
     run()
 
 
+def on_each(prop: Callable[[Any], None]) -> Callable[[tuple], None]:
+    """A property over a tuple of cases: `prop` on each in turn; an exception it raises
+    carries the one case it raised on (the report shows that case, not the tuple)."""
+
+    def each(cases: tuple) -> None:
+        for case in cases:
+            try:
+                prop(case)
+            except Exception as exc:
+                if not hasattr(exc, "mcs_case"):
+                    exc.mcs_case = case
+                raise
+
+    return each
+
+
 # -- wires and reference strategies ------------------------------------------------------
 @lru_cache(maxsize=None)
 def wire(name: str) -> Any:

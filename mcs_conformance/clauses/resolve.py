@@ -16,7 +16,7 @@ from mcs_reference.calls import ExtractedCall
 
 from ._registry import Subject, clause
 from ._run import (
-    NATIVE_WIRES, calls_difference, check_each, copy_json, count_example, digest, feed, is_native, plain_prose,
+    NATIVE_WIRES, calls_difference, check_each, copy_json, count_example, digest, feed, is_native, on_each, plain_prose,
     other_natives, reference, reference_text, show, stream_of, text_shaped, text_wire_of, wire,
     wire_name,
 )
@@ -93,16 +93,7 @@ def foreign(subject: Subject) -> None:
     # examples on some seeds, and a wire could be missed altogether.
     generator = st.tuples(one, one)
 
-    def prop(cases):
-        for case in cases:
-            try:
-                check_case(case)
-            except Exception as exc:  # a strategy that raised: report the case it raised on
-                if not hasattr(exc, "mcs_case"):
-                    exc.mcs_case = case
-                raise
-
-    def check_case(case):
+    def prop(case):
         if case.wire in NATIVE_WIRES:
             for index, chunk in enumerate(case.chunks):
                 if strategy.recognizes(copy_json(chunk)):
@@ -115,7 +106,7 @@ def foreign(subject: Subject) -> None:
         if strategy.recognizes(copy_json(case.message)):
             raise foreign.fail(f"recognizes() is true for {what} {show(case.message)}", case)
 
-    check_each(foreign, subject, generator, prop)
+    check_each(foreign, subject, generator, on_each(prop))
 
 
 _TOOL_CALLS = {
