@@ -118,15 +118,21 @@ def text(subject: Subject) -> None:
     check_each(text, subject, streams(runner.wire, runner.quirks), prop)
 
 
-def _without_nulls(value: Any) -> Any:
-    """`value` without the object keys whose value is null: an SDK model dumps every
-    optional field it declares (null when unset), the provider leaves it out; both mean
-    the same, and only a value that differs is a difference."""
-    if isinstance(value, dict):
-        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [_without_nulls(item) for item in value]
-    return value
+def _nulls_as_absent(expected: Any, got: Any) -> tuple[Any, Any]:
+    """`expected` and `got` without the object keys that one side leaves out and the other
+    sets to null: an SDK model dumps every optional field it declares (null when unset),
+    the provider leaves it out; both mean the same. A null where a value is expected stays."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        mine = {k: v for k, v in expected.items() if not (v is None and k not in got)}
+        theirs = {k: v for k, v in got.items() if not (v is None and k not in expected)}
+        for key in mine.keys() & theirs.keys():
+            mine[key], theirs[key] = _nulls_as_absent(mine[key], theirs[key])
+        return mine, theirs
+    if isinstance(expected, list) and isinstance(got, list):
+        pairs = [_nulls_as_absent(e, g) for e, g in zip(expected, got)]
+        size = len(pairs)
+        return ([e for e, _ in pairs] + expected[size:], [g for _, g in pairs] + got[size:])
+    return expected, got
 
 
 @clause(
@@ -162,8 +168,8 @@ def message(subject: Subject) -> None:
                         "the one it assembled", served, outcome)
         if not has:
             return
-        found = first_difference(_without_nulls(served.case.message),
-                                 _without_nulls(outcome["message"]), json_numbers=True)
+        found = first_difference(*_nulls_as_absent(served.case.message, outcome["message"]),
+                                 json_numbers=True)
         if found:
             raise _fail(message, f"the client's message differs from stream=false: {found}",
                         served, outcome)
