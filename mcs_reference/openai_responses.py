@@ -476,7 +476,8 @@ def _last_call(items: list[_Item]) -> int:
 
 def _forms_a_call(item: dict) -> bool:
     """Is this item a client-run call (as far as one item can tell: see `extract`)?"""
-    return item.get("type") in _CLIENT_KINDS and not _hosted(item)
+    kind = item.get("type")  # garbage may put a list here: only a str names a kind
+    return isinstance(kind, str) and kind in _CLIENT_KINDS and not _hosted(item)
 
 
 def _hosted(item: dict) -> bool:

@@ -1031,3 +1031,13 @@ def test_a_malformed_call_id_is_no_id_in_calls_and_history(bad_id):
     history = strategy.result_messages(
         message, [ToolCallRecord(name="f", arguments={}, result="ok", tool_call_id=None)])
     assert history[-1] == {"type": "function_call_output", "call_id": None, "output": "ok"}
+
+
+@pytest.mark.parametrize("kind", [[], {}, ["function_call"]])
+def test_an_item_type_that_is_not_a_string_names_no_call(kind):
+    """Found by robust.bad-input: a list as an item's type made `forming_name` raise
+    TypeError (unhashable) instead of answering that no call forms."""
+    message = {"id": "resp_1", "object": "response", "status": "completed",
+               "output": [{"type": kind, "name": "get_weather", "call_id": "call_1",
+                           "arguments": "{}"}]}
+    assert OpenAIResponsesStrategy().forming_name(message) is None
