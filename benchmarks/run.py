@@ -3,6 +3,7 @@
     python benchmarks/run.py            # the full table (a few minutes)
     python benchmarks/run.py --quick    # growth ratios only; exit 1 if any is above 2
     python benchmarks/run.py --kit-only # the kit's certification speed only
+    python benchmarks/run.py --against 1adc1ba  # certify speed over an older commit's
 
 The full table exits 1 when a figure misses its target.
 
@@ -14,7 +15,10 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -213,6 +217,39 @@ def kit_speed(workers: int = 2) -> tuple[float, list[tuple[str, float, int, floa
     return time.perf_counter() - start, rows
 
 
+def certify_seconds(source: Path, target: str = "mcs_reference:OpenAIChatStrategy") -> float:
+    """CPU seconds of `mcs-conformance certify TARGET --profile ci --seed 0` run from the
+    source tree at `source`, in a child process (user plus system time)."""
+    env = {**os.environ, "PYTHONPATH": str(source), "CI": "true"}
+    with tempfile.TemporaryDirectory() as out:
+        before = os.times()
+        subprocess.run([sys.executable, "-m", "mcs_conformance.cli", "certify", target,
+                        "--profile", "ci", "--seed", "0", "--out", out],
+                       cwd=source, env=env, check=True, capture_output=True)
+        after = os.times()
+    return (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def against_rows(commit: str, repeats: int = 3) -> list[str]:
+    """Certify `mcs_reference:OpenAIChatStrategy` at ci from this tree and from `commit`
+    (a temporary worktree), in turns, each side keeping its best: the ratio issue 13 asks."""
+    here = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        old = Path(folder) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), commit],
+                       cwd=here, check=True)
+        try:
+            best_old = best_new = float("inf")
+            for _ in range(repeats):
+                best_old = min(best_old, certify_seconds(old))
+                best_new = min(best_new, certify_seconds(here))
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=here, check=True)
+    return [row(f"certify OpenAIChatStrategy (ci, seed 0), CPU seconds at {commit}", best_old, "report", True),
+            row("certify OpenAIChatStrategy (ci, seed 0), CPU seconds now", best_new, "report", True),
+            row(f"certify speed-up over {commit}", best_old / best_new, ">= 3", best_old / best_new >= 3)]
+
+
 def row(figure: str, value: float, target: str, ok: bool) -> str:
     return f"| {figure} | {value:,.2f} | {target} | {'yes' if ok else 'NO'} |"
 
@@ -269,8 +306,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="growth ratios only, failing above 2 (CI)")
     parser.add_argument("--no-kit", action="store_true", help="skip the kit's certification timing")
     parser.add_argument("--kit-only", action="store_true", help="only the kit's certification timing")
+    parser.add_argument("--against", metavar="COMMIT",
+                        help="only: certify speed now over COMMIT's, timed in turns in this run")
     args = parser.parse_args(argv)
     header = ["| figure | value | target | met |", "| --- | ---: | --- | --- |"]
+    if args.against:
+        lines = against_rows(args.against)
+        print("\n".join(header + lines))
+        return 0 if all(line.endswith("| yes |") for line in lines) else 1
     if args.quick:
         lines, ok = growth_rows(2.0)
         print("\n".join(header + lines))

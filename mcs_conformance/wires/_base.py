@@ -15,7 +15,6 @@ from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
 
-from ._content import positions
 
 
 @dataclass(frozen=True)
@@ -101,15 +100,19 @@ def cut_points(length: int, max_cuts: int = 8, allow_empty: bool = True) -> st.S
     """The drawn cut points of a text of `length` characters, sorted (None: an empty text
     stays whole). Cached by length: a generator built once is drawn without Hypothesis
     validating a new object, and pieces of equal length share the same span label."""
-    return _cut_points(length, max_cuts, allow_empty)
-
-
-@st.composite
-def _cut_points(draw: Callable, length: int, max_cuts: int, allow_empty: bool) -> list[int] | None:
     if not length:
-        return [] if allow_empty and draw(st.booleans()) else None
-    count = draw(positions(min(max_cuts, length)))
-    return sorted(draw(positions(length)) for _ in range(count))
+        return st.booleans().map(lambda empty: [] if empty else None) if allow_empty else st.none()
+    width = (length.bit_length() + 7) // 8
+    return st.binary(max_size=width * min(max_cuts, length)).map(
+        lambda codes: _points(codes, width, length))
+
+
+def _points(codes: bytes, width: int, length: int) -> list[int]:
+    """Cut points read from one drawn string of bytes, `width` bytes a point: a few cuts
+    drawn as one value cost Hypothesis about what one integer does, where drawing the count
+    and each point apart cost one value each. Shrinks toward fewer, earlier cuts."""
+    return sorted(int.from_bytes(codes[start:start + width], "big") % (length + 1)
+                  for start in range(0, len(codes) - width + 1, width))
 
 
 def cut(text: str, points: list[int] | None, allow_empty: bool = True) -> list[str]:
@@ -181,3 +184,37 @@ def native_wire(name: str, messages: Callable[..., st.SearchStrategy],
         native=True,
         options=dict(options),
     )
+
+
+class Tape:
+    """The small decisions of one stream (a quirk or not, which style, which finish), read
+    from one drawn string of bytes, one named slot a decision.
+
+    Hypothesis spends about as much on drawing 48 bytes at once as on two separate small
+    integers, so a stream's thirty-odd yes/no and one-of-few decisions cost one value
+    instead of thirty. Each decision keeps its own slot whatever was decided before it, so
+    shrinking one slot toward 0 (the decision's simplest option) leaves the others alone.
+    """
+
+    __slots__ = ("codes", "slots")
+
+    def __init__(self, slots: dict, codes: bytes) -> None:
+        self.slots, self.codes = slots, codes
+
+    def below(self, slot: str, count: int) -> int:
+        """A number in `0..count-1` (count at most 256), 0 when shrunk: scaled, not taken
+        modulo, so that a lower byte never means a later option and shrinking goes down."""
+        return self.codes[self.slots[slot]] * count >> 8
+
+    def flip(self, slot: str) -> bool:
+        return self.below(slot, 2) == 1
+
+    def pick(self, slot: str, options: tuple) -> Any:
+        return options[self.below(slot, len(options))]
+
+
+@lru_cache(maxsize=None)
+def tapes(slots: tuple) -> st.SearchStrategy[Tape]:
+    """A generator of `Tape`s with these named slots."""
+    index = {slot: number for number, slot in enumerate(slots)}
+    return st.binary(min_size=len(slots), max_size=len(slots)).map(lambda codes: Tape(index, codes))

@@ -26,32 +26,64 @@ TRICKY = (
 COMMON_NAMES = ("get_weather", "search", "run_code", "lookup-user", "sendEmail", "x")
 
 _chars = st.characters(exclude_categories=("Cs",))
-_fragments = st.one_of(st.sampled_from(TRICKY), st.text(_chars, min_size=1, max_size=12))
+
+# Single characters besides the tricky fragments: prose is spelled from both.
+PLAIN = tuple(" abcxyzABC019-_:,;?!'") + ("é", "€", "\u0301", "\r")
+FRAGMENTS = TRICKY + PLAIN
 
 
 @lru_cache(maxsize=None)
-def prose(*, max_fragments: int = 8) -> st.SearchStrategy[str]:
-    """Model-written text: tricky fragments run together, or arbitrary unicode.
+def _codes(size: int) -> st.SearchStrategy[bytes]:
+    """A short sequence of codes drawn as one value: Hypothesis spends about the same on a
+    string of codes as on one integer, and far more on a list of separately drawn items.
+    It shrinks by deleting codes and lowering them toward 0 (each table's simplest entry)."""
+    return st.binary(max_size=size)
 
-    Both shrink to "" (no fragments, no characters), but most drawn texts are not empty:
-    the clauses about visible text need text, cut into several deltas, to bite.
+
+def _spelled(codes: bytes) -> str:
+    return "".join(FRAGMENTS[code % len(FRAGMENTS)] for code in codes)
+
+
+def _with_free_text(codes: bytes, free: str) -> str:
+    middle = len(codes) // 2
+    return _spelled(codes[:middle]) + free + _spelled(codes[middle:])
+
+
+@lru_cache(maxsize=None)
+def prose(*, max_fragments: int = 8, min_size: int = 0) -> st.SearchStrategy[str]:
+    """Model-written text: tricky fragments run together, arbitrary unicode, or both.
+
+    Each shrinks to its shortest (with `min_size=0`, ""), but most drawn texts are not
+    empty: the clauses about visible text need text, cut into several deltas, to bite. The
+    fragments come from one drawn string of codes, not a list of drawn fragments.
     """
+    codes = st.binary(min_size=min_size, max_size=max(min_size, max_fragments))
     return st.one_of(
-        st.lists(_fragments, max_size=max_fragments).map("".join),
-        st.text(_chars, max_size=40),
+        codes.map(_spelled),
+        st.text(_chars, min_size=min_size, max_size=40),
+        st.builds(_with_free_text, codes, st.text(_chars, min_size=1, max_size=12)),
     )
+
+
+NAME_FIRST = string.ascii_letters + "_"
+NAME_REST = NAME_FIRST + string.digits + "-"
+
+
+def _name(text: str) -> str:
+    return text if text[0] in NAME_FIRST else "_" + text[:-1] if len(text) > 40 else "_" + text
 
 
 @lru_cache(maxsize=None)
 def tool_names() -> st.SearchStrategy[str]:
-    """Function names as both APIs allow them: `^[a-zA-Z0-9_-]{1,64}$`."""
+    """Function names as both APIs allow them (`^[a-zA-Z0-9_-]{1,64}$`), starting with a
+    letter or `_` as models name them; each drawn as one string."""
     return st.one_of(
         st.sampled_from(COMMON_NAMES),
-        st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_-]{0,40}", fullmatch=True),
+        st.text(NAME_REST, min_size=1, max_size=41).map(_name),
     )
 
 
-def _spell(number: int, alphabet: str, size: int) -> str:
+def spell(number: int, alphabet: str, size: int) -> str:
     out = []
     for _ in range(size):
         number, digit = divmod(number, len(alphabet))
@@ -67,11 +99,11 @@ def _numbers(alphabet: str, size: int) -> st.SearchStrategy[int]:
 @lru_cache(maxsize=None)
 def token(alphabet: str, size: int) -> st.SearchStrategy[str]:
     """A fixed-length opaque token (the random part of a provider id), drawn as one number."""
-    return _numbers(alphabet, size).map(lambda number: _spell(number, alphabet, size))
+    return _numbers(alphabet, size).map(lambda number: spell(number, alphabet, size))
 
 
 #: Non-empty model text (a refusal, reasoning), built once.
-SOME_PROSE = prose().filter(bool)
+SOME_PROSE = prose(min_size=1)
 
 
 @lru_cache(maxsize=None)
@@ -88,30 +120,71 @@ MARKERS = ("<tool_call>", "</tool_call>", '{"tool": "x", "arguments": {}}', "```
            "[TOOL_CALLS]")
 _marked = st.builds(lambda before, marker, after: before + marker + after,
                     prose(max_fragments=2), st.sampled_from(MARKERS), prose(max_fragments=2))
-_leaves = st.one_of(
-    st.none(),
-    st.booleans(),
+# Values no table holds: any number, any unicode text, markers and KBs around drawn text.
+_fresh = st.one_of(
     st.integers(-(2**53), 2**53),
     st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(TRICKY),
     prose(max_fragments=4),
     _marked,
     _big,
 )
-_keys = st.one_of(st.sampled_from(("city", "query", "n", "path", "é", "}", "a b")),
-                  st.text(_chars, max_size=10))
-# Nesting spelled out to three levels (what tool arguments hold) instead of st.recursive:
-# the same shapes, drawn several times faster, which is most of the kit's run time.
-_shallow = st.one_of(_leaves, st.lists(_leaves, max_size=3),
-                     st.dictionaries(_keys, _leaves, max_size=3))
-_values = st.one_of(_leaves, st.lists(_shallow, max_size=3),
-                    st.dictionaries(_keys, _shallow, max_size=4))
+_fresh_keys = st.text(_chars, max_size=10)
+
+# The tables argument codes read, simplest first (code 0 is null).
+BIG = ("x" * 600, "é" * 300, "😀" * 150, '\\"\n' * 120, "日本語 " * 90, '{"a": [1, 2]}' * 40)
+LEAVES = (None, True, False, 0, 1, -1, 0.5, 1.0, -0.0, 1e-07, 1.5e300, 2**53, -(2**53), "",
+          *TRICKY, *MARKERS, *(f"see {marker} here" for marker in MARKERS), *BIG)
+KEYS = ("city", "query", "n", "path", "units", "é", "}", "a b", "", '"', "\\", "日本", "😀",
+        "{", "<tool_call>")
+# Code ranges of one byte: 0-127 a leaf, 128-159 a key (from 152: a drawn key), 160-191
+# an object, 192-223 an array, 224-239 a close, 240-255 a value drawn afresh.
+_KEYS_FROM, _DRAWN_KEYS_FROM, _OBJECTS_FROM, _ARRAYS_FROM, _CLOSES_FROM, _FRESH_FROM = (
+    128, 152, 160, 192, 224, 240)
+_DEPTH = 3  # containers, the arguments object included
+
+
+@st.composite
+def _arguments(draw: Callable) -> dict:
+    """Read one drawn string of codes as a JSON object: a code is a leaf of `LEAVES`, a key
+    of `KEYS` for the next value, an opened object or array (three levels at most), a close,
+    or a value drawn afresh (`_fresh`). A value without a key gets the next of `KEYS`."""
+    top: dict = {}
+    stack: list = [top]
+    key = None
+    for code in draw(_codes(16)):
+        if _CLOSES_FROM <= code < _FRESH_FROM:
+            if len(stack) > 1:
+                stack.pop()
+            continue
+        if _KEYS_FROM <= code < _OBJECTS_FROM:
+            key = KEYS[code % len(KEYS)] if code < _DRAWN_KEYS_FROM else draw(_fresh_keys)
+            if isinstance(stack[-1], dict):
+                continue
+            value, key = key, None  # a key inside an array is a string of it
+        elif code < _KEYS_FROM:
+            value = LEAVES[code % len(LEAVES)]
+        elif code < _ARRAYS_FROM:
+            value = {}
+        elif code < _CLOSES_FROM:
+            value = []
+        else:
+            value = draw(_fresh)
+        container = stack[-1]
+        if isinstance(container, list):
+            container.append(value)
+        else:
+            container[KEYS[len(container) % len(KEYS)] if key is None else key] = value
+            key = None
+        if isinstance(value, (dict, list)) and len(stack) < _DEPTH:
+            stack.append(value)
+    return top
 
 
 @lru_cache(maxsize=None)
 def arguments() -> st.SearchStrategy[dict]:
-    """Tool arguments: JSON objects, `{}` first, with unicode, markers and sometimes KBs."""
-    return st.dictionaries(_keys, _values, max_size=5)
+    """Tool arguments: JSON objects, `{}` first, with unicode, markers, nesting and
+    sometimes KBs; drawn as one string of codes (`_arguments`), plus what it draws afresh."""
+    return _arguments()
 
 
 _SEPARATORS = st.sampled_from(((", ", ": "), (",", ":")))
@@ -131,15 +204,12 @@ def json_texts(value: Any) -> st.SearchStrategy[str]:
 _STYLES = st.tuples(_SEPARATORS, st.booleans())
 
 
-@lru_cache(maxsize=None)
-def _distinct_numbers(count: int, alphabet: str, size: int) -> st.SearchStrategy[list[int]]:
-    return st.lists(_numbers(alphabet, size), min_size=count, max_size=count, unique=True)
-
-
 def unique_tokens(draw: Callable, count: int, prefix: str, alphabet: str, size: int) -> list[str]:
-    """`count` distinct ids `prefix + token`, drawn at once so they shrink together."""
-    numbers = draw(_distinct_numbers(count, alphabet, size))
-    return [prefix + _spell(number, alphabet, size) for number in numbers]
+    """`count` distinct ids `prefix + token`, from one drawn number (consecutive tokens from
+    it), so they cost one value and shrink together."""
+    space = len(alphabet) ** size
+    first = draw(_numbers(alphabet, size))
+    return [prefix + spell((first + step) % space, alphabet, size) for step in range(count)]
 
 
 def interleave(texts: list, placed: list[tuple[Any, int]]) -> list:

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import copy
 import json
+from functools import lru_cache
 from typing import Any, Callable
 
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall, call_from_json_text
 
-from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
-from ._content import BASE62, SOME_PROSE, arguments, prose, token, tool_names, unique_tokens
+from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
+                    native_wire, tapes)
+from ._content import BASE62, SOME_PROSE, arguments, prose, spell, tool_names, unique_tokens
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -78,8 +80,7 @@ def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[di
     for call_id in ids:
         name = draw(tool_names())
         value = draw(arguments())
-        separators = draw(_SEPARATORS)
-        escaped = maybe(draw, allowed, "unicode-escaped-arguments")
+        separators, escaped = draw(_call_styles("unicode-escaped-arguments" in allowed))
         text = json.dumps(value, separators=separators, ensure_ascii=escaped)
         if escaped and text != json.dumps(value, separators=separators, ensure_ascii=False):
             tags.add("unicode-escaped-arguments")
@@ -88,7 +89,14 @@ def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[di
     return calls, tags
 
 
-_SEPARATORS = st.sampled_from(((", ", ": "), (",", ":")))
+_SEPARATORS = ((", ", ": "), (",", ":"))
+
+
+@lru_cache(maxsize=None)
+def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
+    """`(separators, ensure_ascii)` of one call's arguments text, drawn as one value."""
+    return st.sampled_from([(sep, escaped) for escaped in (False, True)[: 1 + escaping]
+                            for sep in _SEPARATORS])
 
 
 @built_once
@@ -97,15 +105,16 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
                             allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
     count = draw(st.integers(min_calls, max_calls))
+    tape = draw(_MESSAGE_TAPES)
     content: str | None = text
     refusal = None
     if count:
-        content = draw(st.sampled_from((None, text, "")))
-    elif draw(st.integers(0, 3)) == 3:  # a refusal, now and then
+        content = tape.pick("content", (None, text, ""))
+    elif tape.below("refusal", 4) == 3:  # a refusal, now and then
         content = None
         refusal = draw(_REFUSALS)
     annotations = []
-    if content and draw(st.integers(0, 5)) == 5:  # web search models cite their sources
+    if content and tape.below("annotation", 6) == 5:  # web search models cite their sources
         end = draw(st.integers(0, len(content)))
         annotations.append({"type": "url_citation", "url_citation": {
             "start_index": draw(st.integers(0, end)), "end_index": end,
@@ -115,7 +124,7 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
     tags: set = set()
     if count:
         message["tool_calls"], tags = draw(_tool_calls(count, allowed))
-    if maybe(draw, allowed, "reasoning-content", 3):
+    if maybe(tape, allowed, "reasoning-content", 3):
         message["reasoning_content"] = draw(SOME_PROSE)
         tags.add("reasoning-content")
     return message, tags
@@ -129,33 +138,31 @@ def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=N
     return draw(_message_and_tags(min_calls, max_calls, allowed_quirks(NAME, quirks)))[0]
 
 
-@built_once
-@st.composite
-def _envelopes(draw: Callable, allowed: frozenset) -> tuple[dict, bool]:
+def _envelope(opaque: int, tape: Tape, allowed: frozenset) -> tuple[dict, bool]:
     """`(fields every chunk of one stream repeats, whether they are Snowflake's empty ones)`."""
-    if maybe(draw, allowed, "empty-envelope", 6):  # Snowflake
+    if maybe(tape, allowed, "empty-envelope", 6):  # Snowflake
         return {"id": "", "object": "chat.completion.chunk", "created": 0,
-                "model": draw(st.sampled_from(MODELS)), "service_tier": "",
+                "model": tape.pick("model", MODELS), "service_tier": "",
                 "system_fingerprint": ""}, True
     env: dict[str, Any] = {
-        "id": "chatcmpl-" + draw(token(BASE62, 29)),
+        "id": "chatcmpl-" + spell(opaque, BASE62, 29),
         "object": "chat.completion.chunk",
-        "created": draw(st.integers(1_700_000_000, 1_900_000_000)),
-        "model": draw(st.sampled_from(MODELS)),
+        "created": 1_700_000_000 + (opaque >> 8) % 200_000_000,
+        "model": tape.pick("model", MODELS),
     }
-    if draw(st.booleans()):
-        env["system_fingerprint"] = draw(_FINGERPRINTS)
-    if draw(st.booleans()):
+    fingerprint = tape.below("system_fingerprint", 3)
+    if fingerprint:
+        env["system_fingerprint"] = "fp_" + spell(opaque >> 16, BASE62, 10) if fingerprint == 2 else None
+    if tape.flip("service_tier"):
         env["service_tier"] = "default"
     return env, False
 
 
-@st.composite
-def _usages(draw: Callable) -> dict:
-    prompt, completion = draw(st.integers(1, 100_000)), draw(st.integers(1, 10_000))
+def _usage(opaque: int, detailed: bool) -> dict:
+    prompt, completion = 1 + opaque % 100_000, 1 + (opaque >> 24) % 10_000
     usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
                              "total_tokens": prompt + completion}
-    if draw(st.booleans()):
+    if detailed:
         usage["prompt_tokens_details"] = {"cached_tokens": 0, "audio_tokens": 0}
         usage["completion_tokens_details"] = {
             "reasoning_tokens": 0, "audio_tokens": 0,
@@ -164,8 +171,21 @@ def _usages(draw: Callable) -> dict:
     return usage
 
 
-_USAGES = _usages()
-_FINGERPRINTS = st.one_of(st.none(), token(BASE62, 10).map("fp_".__add__))
+TURNS = 16  # slots for the turns of interleaved calls, reused round the clock beyond
+# The small decisions of one message, and of one stream (or of one more choice in it).
+_MESSAGE_TAPES = tapes(("content", "refusal", "annotation", "reasoning-content"))
+_STREAM_TAPES = tapes((
+    "empty-envelope", "model", "system_fingerprint", "usage-details", "service_tier", "usage", "obfuscation",
+    "logprobs", "n-choices", "more-choices", "finish-reason", "no-object-field",
+    "finish-reason-first-chunk", "role-content", "role-refusal", "no-index", "call-style",
+    "empty-id-continuations", "empty-name-continuations", "empty-fragments",
+    "interleaved-calls", "fragments-same-chunk", "empty-deltas", "role-merged", "finish",
+    "finish-reason-twice", "x-groq-usage", "moderation-chunk", "azure-empty-first-chunk",
+    "empty-fragment-at", "more-empty-deltas", "empty-delta-0-at", "empty-delta-0",
+    "empty-delta-1-at", "empty-delta-1", *(f"turn-{turn}" for turn in range(TURNS))))
+# The opaque values of one stream (its id, time, fingerprint, obfuscation, usage) are read
+# from one drawn number: no clause looks inside them, so they need not cost a value each.
+_OPAQUE = st.integers(0, 2**192 - 1)
 
 
 def _whole(index: int | None, call: dict) -> dict:
@@ -178,26 +198,25 @@ def _whole(index: int | None, call: dict) -> dict:
 
 @st.composite
 def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: frozenset,
-                 tags: set, no_index: bool | None = None) -> list[dict]:
-    """Tool-call deltas for `calls`, each `{"tool_calls": [entries]}`, in stream order;
-    `no_index` None draws whether they come whole without `index`, a bool decides it."""
+                 tags: set, tape: Tape) -> list[dict]:
+    """Tool-call deltas for `calls`, each `{"tool_calls": [entries]}`, in stream order."""
     if not calls:
         return []
-    if no_index is None:
-        no_index = maybe(draw, allowed, "no-index", 3)  # Mistral: whole calls, no index
+    # Cut whatever the tape decides: a decision shrunk to the plainest then shifts no draw.
+    cuts = [draw_pieces(draw, call["function"]["arguments"], max_cuts=max_cuts) for call in calls]
+    no_index = maybe(tape, allowed, "no-index", 3)  # Mistral: whole calls, no index
     if no_index:
         tags.add("no-index")
         queues = [[_whole(None, call)] for call in calls]
     else:
-        style = draw(st.sampled_from(
-            ("header-empty",) + tuple(q for q in ("whole-call-one-delta", "split-id-then-name")
-                                      if q in allowed)))
-        echo_id = maybe(draw, allowed, "empty-id-continuations", 3)  # Alibaba
-        echo_name = maybe(draw, allowed, "empty-name-continuations", 4)  # GLM
-        empty = maybe(draw, allowed, "empty-fragments", 4)  # vLLM
+        style = tape.pick("call-style", ("header-empty",) + tuple(
+            q for q in ("whole-call-one-delta", "split-id-then-name") if q in allowed))
+        echo_id = maybe(tape, allowed, "empty-id-continuations", 3)  # Alibaba
+        echo_name = maybe(tape, allowed, "empty-name-continuations", 4)  # GLM
+        empty = maybe(tape, allowed, "empty-fragments", 4)  # vLLM
         queues = []
         for index, call in enumerate(calls):
-            name, text = call["function"]["name"], call["function"]["arguments"]
+            name, parts = call["function"]["name"], cuts[index]
             if style == "whole-call-one-delta":
                 tags.add(style)
                 queues.append([_whole(index, call)])
@@ -209,9 +228,8 @@ def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: froz
                 tags.add(style)
                 queue = [{"index": index, "id": call["id"], "type": "function"},
                          {"index": index, "function": {"name": name}}]
-            parts = draw_pieces(draw, text, max_cuts=max_cuts)
             if empty:
-                parts.insert(draw(st.integers(0, len(parts))), "")
+                parts.insert(tape.below("empty-fragment-at", len(parts) + 1), "")
                 tags.add("empty-fragments")
             for part in parts:
                 entry: dict[str, Any] = {"index": index, "function": {"arguments": part}}
@@ -224,21 +242,21 @@ def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: froz
                 queue.append(entry)
             queues.append(queue)
     order = [entry for queue in queues for entry in queue]
-    if len(calls) > 1 and not no_index and maybe(draw, allowed, "interleaved-calls"):
+    if len(calls) > 1 and not no_index and maybe(tape, allowed, "interleaved-calls"):
         # a call starts after the previous one did
         order, taken, started = [], [0] * len(queues), 0
         while len(order) < sum(map(len, queues)):
             open_ = [i for i in range(min(started + 1, len(queues))) if taken[i] < len(queues[i])]
-            pick = open_[draw(st.integers(0, len(open_) - 1))]
+            pick = open_[tape.below(f"turn-{len(order) % TURNS}", len(open_))]
             order.append(queues[pick][taken[pick]])
             taken[pick] += 1
             started = max(started, pick + 1)
         if [entry.get("index") for entry in order] != sorted(e.get("index") for e in order):
             tags.add("interleaved-calls")
-    group = maybe(draw, allowed, "fragments-same-chunk")
+    group = maybe(tape, allowed, "fragments-same-chunk")
     deltas: list[dict] = []
     for entry in order:
-        if group and deltas and draw(st.booleans()):
+        if group and deltas and tape.flip(f"turn-{len(deltas) % TURNS}"):
             deltas[-1]["tool_calls"].append(entry)
             tags.add("fragments-same-chunk")
         else:
@@ -255,16 +273,15 @@ def _logprobs(part: str) -> dict:
 
 @st.composite
 def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
-                   tags: set, with_logprobs: bool,
-                   no_index: bool | None = None) -> list[tuple[dict, dict | None]]:
+                   tags: set, with_logprobs: bool, tape: Tape) -> list[tuple[dict, dict | None]]:
     """`(delta, logprobs)` pairs of one choice, its role delta first."""
     content, refusal = message.get("content"), message.get("refusal")
     role: dict[str, Any] = {"role": "assistant"}
-    role["content"] = draw(st.sampled_from(("", None))) if content else content
+    role["content"] = tape.pick("role-content", ("", None)) if content else content
     if refusal is not None:
-        if draw(st.booleans()):
+        if tape.flip("role-refusal"):
             role["refusal"] = ""
-    elif draw(st.booleans()):
+    elif tape.flip("role-refusal"):
         role["refusal"] = None
     deltas: list[tuple[dict, dict | None]] = []
     reasoning = message.get("reasoning_content")
@@ -277,17 +294,16 @@ def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozen
     if refusal:
         deltas += [({"refusal": part}, None) for part in draw_pieces(draw, refusal, max_cuts=max_cuts)]
     deltas += [(delta, None) for delta in draw(_call_deltas(message.get("tool_calls") or [],
-                                                            max_cuts, allowed, tags,
-                                                            no_index))]
+                                                            max_cuts, allowed, tags, tape))]
     if message.get("annotations"):
         deltas.append(({"annotations": copy.deepcopy(message["annotations"])}, None))
-    if maybe(draw, allowed, "empty-deltas", 3):
+    if maybe(tape, allowed, "empty-deltas", 3):
         empties = ({}, {"content": ""}) if isinstance(content, str) else ({},)
-        for _ in range(draw(st.integers(1, 2))):
-            deltas.insert(draw(st.integers(0, len(deltas))),
-                          (dict(draw(st.sampled_from(empties))), None))
+        for number in range(1 + tape.below("more-empty-deltas", 2)):
+            deltas.insert(tape.below(f"empty-delta-{number}-at", len(deltas) + 1),
+                          (dict(tape.pick(f"empty-delta-{number}", empties)), None))
         tags.add("empty-deltas")
-    if deltas and draw(st.booleans()):  # role and first delta in one chunk (gpt-4o, Zhipu)
+    if deltas and tape.flip("role-merged"):  # role and first delta in one chunk (gpt-4o, Zhipu)
         first, logprobs = deltas.pop(0)
         deltas.insert(0, ({**role, **first}, logprobs))
     else:
@@ -295,12 +311,12 @@ def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozen
     return deltas
 
 
-def _reason(draw: Callable, message: dict) -> str:
+def _reason(tape: Tape, message: dict) -> str:
     if message.get("tool_calls"):
         return "tool_calls"
     if message.get("refusal") is not None:
         return "stop"
-    return draw(st.sampled_from(("stop", "length")))
+    return tape.pick("finish-reason", ("stop", "length"))
 
 
 def _moderation() -> dict:
@@ -310,30 +326,33 @@ def _moderation() -> dict:
 
 @st.composite
 def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
-            max_calls: int = 3, no_index: bool | None = None
-            ) -> tuple[list[dict], set, list[dict], list]:
+           max_calls: int = 3, tape: Tape | None = None
+           ) -> tuple[list[dict], set, list[dict], list]:
     """`(chunks, quirks, messages of every choice, finish reasons)` of one stream carrying
-    `message`, drawing only the `allowed` quirks (the text wire uses it too); `no_index`
-    decides the `no-index` quirk of the first choice's calls (None: drawn there)."""
+    `message`, drawing only the `allowed` quirks (the text wire uses it too); `tape` holds
+    the stream's small decisions (None: drawn here)."""
     tags: set = set()
-    env, empty_envelope = draw(_envelopes(allowed))
+    tape = tape or draw(_STREAM_TAPES)
+    # Drawn whatever the tape decides, so that shrinking a decision shifts no later draw.
+    opaque = draw(_OPAQUE)
+    env, empty_envelope = _envelope(opaque, tape, allowed)
     if empty_envelope:
         tags.add("empty-envelope")
-    usage_mode = draw(st.sampled_from(
-        ("none",) + tuple(q for q in ("usage-only-chunk", "usage-on-finish-chunk")
-                          if q in allowed)))
-    usage = draw(_USAGES) if usage_mode != "none" else None
-    obfuscation = draw(token(BASE62, 16)) if draw(st.booleans()) else None
-    with_logprobs = draw(st.integers(0, 5)) == 5
-    choices = [message]
-    if maybe(draw, allowed, "n-choices", 8):
-        for _ in range(draw(st.integers(1, 2))):
+    usage_mode = tape.pick("usage", ("none",) + tuple(
+        q for q in ("usage-only-chunk", "usage-on-finish-chunk") if q in allowed))
+    usage = _usage(opaque, tape.flip("usage-details")) if usage_mode != "none" else None
+    obfuscation = spell(opaque >> 64, BASE62, 16) if tape.flip("obfuscation") else None
+    with_logprobs = tape.below("logprobs", 6) == 5
+    choices, tapes_ = [message], [tape]
+    if maybe(tape, allowed, "n-choices", 8):
+        for _ in range(1 + tape.below("more-choices", 2)):
             other, other_tags = draw(_message_and_tags(0, max_calls, allowed))
             choices.append(other)
+            tapes_.append(draw(_STREAM_TAPES))
             tags |= other_tags
         tags.add("n-choices")
-    reasons = [_reason(draw, choice) for choice in choices]
-    no_object = maybe(draw, allowed, "no-object-field", 6)
+    reasons = [_reason(lane, choice) for lane, choice in zip(tapes_, choices)]
+    no_object = maybe(tape, allowed, "no-object-field", 6)
 
     def chunk(index: int, delta: dict, finish: str | None = None,
               logprobs: dict | None = None) -> dict:
@@ -346,7 +365,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
                            "finish_reason": finish}]
         return out
 
-    first_chunk = len(choices) == 1 and maybe(draw, allowed, "finish-reason-first-chunk", 8)
+    first_chunk = len(choices) == 1 and maybe(tape, allowed, "finish-reason-first-chunk", 8)
     if first_chunk:  # Zhipu: the whole answer and the finish reason in one chunk
         delta: dict[str, Any] = {"role": "assistant"}
         for key in ("reasoning_content", "content", "refusal"):
@@ -359,9 +378,8 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         chunks = [chunk(0, delta, reasons[0])]
         tags.add("finish-reason-first-chunk")
     else:
-        lanes = [draw(_choice_deltas(choice, max_cuts, allowed, tags, with_logprobs,
-                                     no_index if number == 0 else None))
-                 for number, choice in enumerate(choices)]
+        lanes = [draw(_choice_deltas(choice, max_cuts, allowed, tags, with_logprobs, lane))
+                 for lane, choice in zip(tapes_, choices)]
         chunks = []
         taken, started = [0] * len(lanes), 0
         while any(taken[i] < len(lane) for i, lane in enumerate(lanes)):  # choice i+1 starts
@@ -372,9 +390,9 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
             taken[pick] += 1
             started = max(started, pick + 1)
             chunks.append(chunk(pick, delta, None, logprobs))
-        finish_mode = draw(st.sampled_from(
-            ("chunk", "chunk", "chunk") + tuple(q for q in ("finish-reason-on-last-delta", "no-finish-reason")
-                               if q in allowed and len(choices) == 1)))
+        finish_mode = tape.pick("finish", ("chunk", "chunk", "chunk") + tuple(
+            q for q in ("finish-reason-on-last-delta", "no-finish-reason")
+            if q in allowed and len(choices) == 1))
         if finish_mode == "finish-reason-on-last-delta":
             chunks[-1]["choices"][0]["finish_reason"] = reasons[0]
             tags.add(finish_mode)
@@ -385,21 +403,21 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
             for index, reason in enumerate(reasons):
                 chunks.append(chunk(index, {}, reason))
     if len(choices) == 1 and "no-finish-reason" not in tags and maybe(
-            draw, allowed, "finish-reason-twice", 6):
+            tape, allowed, "finish-reason-twice", 6):
         again = {"role": "assistant", "content": ""} if isinstance(message["content"], str) else {}
         chunks.append(chunk(0, again, reasons[0]))
         tags.add("finish-reason-twice")
     if usage_mode == "usage-on-finish-chunk":
         chunks[-1]["usage"] = copy.deepcopy(usage)
         tags.add(usage_mode)
-        if maybe(draw, allowed, "x-groq-usage", 3):
-            chunks[-1]["x_groq"] = {"id": "req_" + draw(token(BASE62, 26)),
+        if maybe(tape, allowed, "x-groq-usage", 3):
+            chunks[-1]["x_groq"] = {"id": "req_" + spell(opaque >> 32, BASE62, 26),
                                     "usage": copy.deepcopy(usage)}
             tags.add("x-groq-usage")
     elif usage_mode == "usage-only-chunk":
         chunks.append({**copy.deepcopy(env), "choices": [], "usage": copy.deepcopy(usage)})
         tags.add(usage_mode)
-        if maybe(draw, allowed, "moderation-chunk", 4):  # gpt-5
+        if maybe(tape, allowed, "moderation-chunk", 4):  # gpt-5
             chunks.append({**copy.deepcopy(env), "choices": [], "moderation": _moderation(),
                            "usage": None})
             tags.add("moderation-chunk")
@@ -411,7 +429,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
     if obfuscation is not None:
         for index, item in enumerate(chunks):
             item["obfuscation"] = obfuscation[: 1 + (index * 7) % len(obfuscation)]
-    if maybe(draw, allowed, "azure-empty-first-chunk", 8):
+    if maybe(tape, allowed, "azure-empty-first-chunk", 8):
         chunks.insert(0, _azure_first())
         tags.add("azure-empty-first-chunk")
     return chunks, tags, choices, reasons
@@ -554,11 +572,10 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     check_options(min_calls, max_calls, max_cuts)
     allowed = allowed_quirks(NAME, quirks)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
-    # the simplest choices, so decided after the message it came out absent on some seeds.
-    no_index = maybe(draw, allowed, "no-index", 3)
+    # the simplest choices, so decided after the message a quirk came out absent on some seeds.
+    tape = draw(_STREAM_TAPES)
     message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
-    chunks, more, choices, reasons = draw(stream(message, max_cuts, allowed, max_calls,
-                                                 no_index))
+    chunks, more, choices, reasons = draw(stream(message, max_cuts, allowed, max_calls, tape))
     case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)
     return draw(_error_case(case)) if errors else case
 

@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 
 from hypothesis.errors import InvalidArgument
 
+from ._base import Tape
 from ._content import positions
 
 __all__ = ["BODY", "QUIRKS", "Quirk", "allowed_quirks", "maybe", "parse_quirks", "quirk_names"]
@@ -165,6 +166,10 @@ def parse_quirks(spec: str) -> frozenset | None:
 
 
 def maybe(draw: Callable, allowed: frozenset, name: str, odds: int = 2) -> bool:
-    """Draw whether a case holds quirk `name`: never when not allowed, else one in `odds`.
-    Shrinks toward the quirk's absence."""
-    return name in allowed and draw(positions(odds - 1)) == odds - 1
+    """Whether a case holds quirk `name`: never when not allowed, else one in `odds`; read
+    from a `Tape` (its slot named after the quirk) or drawn. Shrinks toward the absence."""
+    if name not in allowed:
+        return False
+    if isinstance(draw, Tape):
+        return draw.below(name, odds) == odds - 1
+    return draw(positions(odds - 1)) == odds - 1
