@@ -163,10 +163,10 @@ def _arguments(draw: Callable) -> dict:
             value, key = key, None  # a key inside an array is a string of it
         elif code < _KEYS_FROM:
             value = LEAVES[code % len(LEAVES)]
-        elif code < _ARRAYS_FROM:
-            value = {}
         elif code < _CLOSES_FROM:
-            value = []
+            if len(stack) == _DEPTH:  # as deep as arguments go: the open is ignored
+                continue
+            value = {} if code < _ARRAYS_FROM else []
         else:
             value = draw(_fresh)
         container = stack[-1]
@@ -175,7 +175,7 @@ def _arguments(draw: Callable) -> dict:
         else:
             container[KEYS[len(container) % len(KEYS)] if key is None else key] = value
             key = None
-        if isinstance(value, (dict, list)) and len(stack) < _DEPTH:
+        if isinstance(value, (dict, list)):
             stack.append(value)
     return top
 

@@ -22,7 +22,8 @@ from mcs_reference.calls import ExtractedCall, call_from_json_text
 
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
-from ._content import BASE62, SOME_PROSE, arguments, prose, spell, tool_names, unique_tokens
+from ._content import (BASE62, SOME_PROSE, arguments, positions, prose, spell, tool_names,
+                       unique_tokens)
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -93,6 +94,11 @@ _SEPARATORS = ((", ", ": "), (",", ":"))
 
 
 @lru_cache(maxsize=None)
+def _counts(least: int, most: int) -> st.SearchStrategy[int]:
+    return st.integers(least, most)
+
+
+@lru_cache(maxsize=None)
 def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
     """`(separators, ensure_ascii)` of one call's arguments text, drawn as one value."""
     return st.sampled_from([(sep, escaped) for escaped in (False, True)[: 1 + escaping]
@@ -104,7 +110,7 @@ def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
 def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
                             allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
-    count = draw(st.integers(min_calls, max_calls))
+    count = draw(_counts(min_calls, max_calls))
     tape = draw(_MESSAGE_TAPES)
     content: str | None = text
     refusal = None
@@ -115,10 +121,10 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
         refusal = draw(_REFUSALS)
     annotations = []
     if content and tape.below("annotation", 6) == 5:  # web search models cite their sources
-        end = draw(st.integers(0, len(content)))
+        end = draw(positions(len(content)))
         annotations.append({"type": "url_citation", "url_citation": {
-            "start_index": draw(st.integers(0, end)), "end_index": end,
-            "url": draw(st.sampled_from(URLS)), "title": draw(prose(max_fragments=2))}})
+            "start_index": draw(positions(end)), "end_index": end,
+            "url": tape.pick("url", URLS), "title": draw(prose(max_fragments=2))}})
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": refusal,
                                "annotations": annotations}
     tags: set = set()
@@ -173,7 +179,7 @@ def _usage(opaque: int, detailed: bool) -> dict:
 
 TURNS = 16  # slots for the turns of interleaved calls, reused round the clock beyond
 # The small decisions of one message, and of one stream (or of one more choice in it).
-_MESSAGE_TAPES = tapes(("content", "refusal", "annotation", "reasoning-content"))
+_MESSAGE_TAPES = tapes(("content", "refusal", "annotation", "url", "reasoning-content"))
 _STREAM_TAPES = tapes((
     "empty-envelope", "model", "system_fingerprint", "usage-details", "service_tier", "usage", "obfuscation",
     "logprobs", "n-choices", "more-choices", "finish-reason", "no-object-field",
@@ -356,7 +362,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
 
     def chunk(index: int, delta: dict, finish: str | None = None,
               logprobs: dict | None = None) -> dict:
-        out = copy.deepcopy(env)
+        out = dict(env)  # the envelope's values are strings and numbers: a flat copy will do
         if no_object:
             out.pop("object", None)
         if usage_mode == "usage-only-chunk":
@@ -385,7 +391,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         while any(taken[i] < len(lane) for i, lane in enumerate(lanes)):  # choice i+1 starts
             open_ = [i for i in range(min(started + 1, len(lanes)))  # after choice i did
                      if taken[i] < len(lanes[i])]
-            pick = open_[draw(st.integers(0, len(open_) - 1))] if len(open_) > 1 else open_[0]
+            pick = open_[draw(positions(len(open_) - 1))] if len(open_) > 1 else open_[0]
             delta, logprobs = lanes[pick][taken[pick]]
             taken[pick] += 1
             started = max(started, pick + 1)
@@ -415,10 +421,10 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
                                     "usage": copy.deepcopy(usage)}
             tags.add("x-groq-usage")
     elif usage_mode == "usage-only-chunk":
-        chunks.append({**copy.deepcopy(env), "choices": [], "usage": copy.deepcopy(usage)})
+        chunks.append({**dict(env), "choices": [], "usage": copy.deepcopy(usage)})
         tags.add(usage_mode)
         if maybe(tape, allowed, "moderation-chunk", 4):  # gpt-5
-            chunks.append({**copy.deepcopy(env), "choices": [], "moderation": _moderation(),
+            chunks.append({**dict(env), "choices": [], "moderation": _moderation(),
                            "usage": None})
             tags.add("moderation-chunk")
         if no_object:
@@ -551,7 +557,7 @@ def _assembled(chunks: list) -> dict:
 @st.composite
 def _error_case(draw: Callable, case: Case) -> Case:
     """`case` cut after a drawn prefix of its chunks and ended by a provider error."""
-    cut = draw(st.integers(0, min(case.done_at, len(case.chunks))))
+    cut = draw(positions(min(case.done_at, len(case.chunks))))
     prefix = case.chunks[:cut]
     form, error = draw(error_objects(NAME))
     tail, error = error_tail(NAME, form, error, last=(prefix or case.chunks)[-1])
