@@ -202,7 +202,6 @@ def _whole(index: int | None, call: dict) -> dict:
     return entry
 
 
-@st.composite
 def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: frozenset,
                  tags: set, tape: Tape) -> list[dict]:
     """Tool-call deltas for `calls`, each `{"tool_calls": [entries]}`, in stream order."""
@@ -277,7 +276,6 @@ def _logprobs(part: str) -> dict:
     return {"content": [token_], "refusal": None}
 
 
-@st.composite
 def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
                    tags: set, with_logprobs: bool, tape: Tape) -> list[tuple[dict, dict | None]]:
     """`(delta, logprobs)` pairs of one choice, its role delta first."""
@@ -299,8 +297,8 @@ def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozen
                    for part in draw_pieces(draw, content, max_cuts=max_cuts)]
     if refusal:
         deltas += [({"refusal": part}, None) for part in draw_pieces(draw, refusal, max_cuts=max_cuts)]
-    deltas += [(delta, None) for delta in draw(_call_deltas(message.get("tool_calls") or [],
-                                                            max_cuts, allowed, tags, tape))]
+    deltas += [(delta, None) for delta in _call_deltas(draw, message.get("tool_calls") or [],
+                                                       max_cuts, allowed, tags, tape)]
     if message.get("annotations"):
         deltas.append(({"annotations": copy.deepcopy(message["annotations"])}, None))
     if maybe(tape, allowed, "empty-deltas", 3):
@@ -384,7 +382,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         chunks = [chunk(0, delta, reasons[0])]
         tags.add("finish-reason-first-chunk")
     else:
-        lanes = [draw(_choice_deltas(choice, max_cuts, allowed, tags, with_logprobs, lane))
+        lanes = [_choice_deltas(draw, choice, max_cuts, allowed, tags, with_logprobs, lane)
                  for lane, choice in zip(tapes_, choices)]
         chunks = []
         taken, started = [0] * len(lanes), 0
