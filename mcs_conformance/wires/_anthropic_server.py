@@ -4,6 +4,11 @@ A `server_tool_use` block is a call Anthropic runs itself (web search, web fetch
 execution, tool search); its result follows as a `*_tool_result` block with the same
 `tool_use_id`. Neither is a call for the client: a strategy that extracts them runs tools
 the client never offered. Results always arrive whole at `content_block_start`.
+
+A segment's small decisions (which tool, which result, which URL) are read from a `Tape`
+with the slots `SEGMENT_SLOTS`; its ids come from one drawn number, and the one text and
+the one opaque blob a segment may hold are drawn whatever the tape decides, so that
+shrinking a decision shifts no later draw.
 """
 from __future__ import annotations
 
@@ -11,17 +16,30 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
-from ._content import BASE62, BASE64, opaque, prose, token
+from ._base import Tape, tapes
+from ._content import BASE62, BASE64, opaque, prose, spell, token
 
-__all__ = ["SERVER_TOOLS", "citations", "server_segments", "server_ids"]
+__all__ = ["CITATION_SLOTS", "OPAQUE", "SEGMENT_SLOTS", "SERVER_TOOLS", "citations", "cited",
+           "segment", "server_ids", "server_segments", "tape_index"]
 
 server_ids = token(BASE62, 24).map("srvtoolu_01".__add__)
-_FILE_IDS = token(BASE62, 24).map("file_011".__add__)
-_URLS = st.sampled_from(("https://example.com/", "https://en.wikipedia.org/wiki/Tokyo",
-                         "https://docs.python.org/3/library/json.html"))
-_TITLES = st.sampled_from(("Example Domain", "Tokyo - Wikipedia", "json — JSON encoder"))
-_CODES = st.sampled_from(("print(1 + 1)", "import json\nprint(json.dumps({}))", "x = '}'"))
-_OUTPUTS = st.sampled_from(("", "2\n", "{}\n", "é 😀\n"))
+#: The opaque values of one block or segment (its ids), read from one drawn number.
+OPAQUE = st.integers(0, 2**192 - 1)
+_TEXTS = prose(max_fragments=3)  # a query, a fetched page, a viewed file
+_BLOBS = opaque(BASE64, max_size=40)  # encrypted content or stdout
+_URLS = ("https://example.com/", "https://en.wikipedia.org/wiki/Tokyo",
+         "https://docs.python.org/3/library/json.html")
+_TITLES = ("Example Domain", "Tokyo - Wikipedia", "json — JSON encoder")
+_CODES = ("print(1 + 1)", "import json\nprint(json.dumps({}))", "x = '}'")
+_OUTPUTS = ("", "2\n", "{}\n", "é 😀\n")
+_TOOL_NAMES = ("get_weather", "search", "get_exchange_rate")
+
+#: The tape slots a segment reads (a result's URL, title, age or tool name per result).
+SEGMENT_SLOTS = ("server-tool", "server-input", "server-result", "server-results",
+                 "server-error", "fetch-title", "stdout", "stderr", "return-code", "update",
+                 "server-caller", "upload",
+                 *(f"result-{k}-{part}" for k in range(2) for part in ("url", "title", "age",
+                                                                       "tool")))
 
 
 def _search_result(url: str, title: str, content: str, age: str | None) -> dict:
@@ -29,95 +47,117 @@ def _search_result(url: str, title: str, content: str, age: str | None) -> dict:
             "encrypted_content": content, "page_age": age}
 
 
-_WEB_SEARCH = st.one_of(
-    st.lists(st.builds(_search_result, _URLS, _TITLES, opaque(BASE64, max_size=40),
-                       st.sampled_from((None, "2 days ago"))), max_size=2),
-    st.sampled_from(("max_uses_exceeded", "unavailable", "query_too_long")).map(
-        lambda code: {"type": "web_search_tool_result_error", "error_code": code}),
-)
-_WEB_FETCH = st.one_of(
-    st.builds(lambda url, text, title: {
-        "type": "web_fetch_result", "url": url, "retrieved_at": "2025-11-20T10:00:00Z",
-        "content": {"type": "document", "title": title, "citations": None,
-                    "source": {"type": "text", "media_type": "text/plain", "data": text}}},
-        _URLS, prose(max_fragments=3), st.one_of(st.none(), _TITLES)),
-    st.sampled_from(("url_not_accessible", "unsupported_content_type")).map(
-        lambda code: {"type": "web_fetch_tool_result_error", "error_code": code}),
-)
+def _web_search(tape: Tape, text: str, blob: str) -> list | dict:
+    if tape.flip("server-result"):
+        return {"type": "web_search_tool_result_error", "error_code": tape.pick(
+            "server-error", ("max_uses_exceeded", "unavailable", "query_too_long"))}
+    return [_search_result(tape.pick(f"result-{k}-url", _URLS),
+                           tape.pick(f"result-{k}-title", _TITLES), blob[k:] + blob[:k],
+                           tape.pick(f"result-{k}-age", (None, "2 days ago")))
+            for k in range(tape.below("server-results", 3))]
 
 
-def _ran(kind: str) -> st.SearchStrategy[dict]:
-    return st.builds(lambda out, err, code: {"type": kind, "stdout": out, "stderr": err,
-                                             "return_code": code, "content": []},
-                     _OUTPUTS, st.sampled_from(("", "Traceback: boom\n")), st.sampled_from((0, 1)))
+def _web_fetch(tape: Tape, text: str, blob: str) -> dict:
+    if tape.flip("server-result"):
+        return {"type": "web_fetch_tool_result_error", "error_code": tape.pick(
+            "server-error", ("url_not_accessible", "unsupported_content_type"))}
+    title = tape.pick("result-0-title", _TITLES) if tape.flip("fetch-title") else None
+    return {"type": "web_fetch_result", "url": tape.pick("result-0-url", _URLS),
+            "retrieved_at": "2025-11-20T10:00:00Z",
+            "content": {"type": "document", "title": title, "citations": None,
+                        "source": {"type": "text", "media_type": "text/plain", "data": text}}}
 
 
-_CODE_EXECUTION = st.one_of(
-    _ran("code_execution_result"),
-    st.builds(lambda blob: {"type": "encrypted_code_execution_result", "encrypted_stdout": blob,
-                            "stderr": "", "return_code": 0, "content": []}, opaque(max_size=40)),
-    st.just({"type": "code_execution_tool_result_error", "error_code": "unavailable"}),
-)
-_BASH = st.one_of(_ran("bash_code_execution_result"), st.just(
-    {"type": "bash_code_execution_tool_result_error", "error_code": "execution_time_exceeded"}))
-_EDITOR = st.one_of(
-    st.builds(lambda text: {"type": "text_editor_code_execution_view_result", "content": text,
-                            "file_type": "text", "num_lines": None, "start_line": None,
-                            "total_lines": None}, prose(max_fragments=3)),
-    st.booleans().map(lambda update: {"type": "text_editor_code_execution_create_result",
-                                      "is_file_update": update}),
-)
-_TOOL_SEARCH = st.lists(st.sampled_from(("get_weather", "search", "get_exchange_rate")),
-                        min_size=1, max_size=2).map(lambda names: {
-                            "type": "tool_search_tool_search_result",
-                            "tool_references": [{"type": "tool_reference", "tool_name": name}
-                                                for name in names]})
+def _ran(kind: str, tape: Tape) -> dict:
+    return {"type": kind, "stdout": tape.pick("stdout", _OUTPUTS),
+            "stderr": tape.pick("stderr", ("", "Traceback: boom\n")),
+            "return_code": tape.below("return-code", 2), "content": []}
 
-#: server tool name -> (its input generator, its result block type, its result content)
-SERVER_TOOLS = {
-    "web_search": (st.fixed_dictionaries({"query": prose(max_fragments=3)}),
-                   "web_search_tool_result", _WEB_SEARCH),
-    "web_fetch": (st.fixed_dictionaries({"url": _URLS}), "web_fetch_tool_result", _WEB_FETCH),
-    "code_execution": (st.fixed_dictionaries({"code": _CODES}), "code_execution_tool_result",
-                       _CODE_EXECUTION),
-    "bash_code_execution": (st.fixed_dictionaries({"command": st.just("ls -la")}),
-                            "bash_code_execution_tool_result", _BASH),
+
+def _code_execution(tape: Tape, text: str, blob: str) -> dict:
+    kind = tape.below("server-result", 3)
+    if kind == 0:
+        return _ran("code_execution_result", tape)
+    if kind == 1:
+        return {"type": "encrypted_code_execution_result", "encrypted_stdout": blob,
+                "stderr": "", "return_code": 0, "content": []}
+    return {"type": "code_execution_tool_result_error", "error_code": "unavailable"}
+
+
+def _bash(tape: Tape, text: str, blob: str) -> dict:
+    if tape.flip("server-result"):
+        return {"type": "bash_code_execution_tool_result_error",
+                "error_code": "execution_time_exceeded"}
+    return _ran("bash_code_execution_result", tape)
+
+
+def _editor(tape: Tape, text: str, blob: str) -> dict:
+    if tape.flip("server-result"):
+        return {"type": "text_editor_code_execution_create_result",
+                "is_file_update": tape.flip("update")}
+    return {"type": "text_editor_code_execution_view_result", "content": text,
+            "file_type": "text", "num_lines": None, "start_line": None, "total_lines": None}
+
+
+def _tool_search(tape: Tape, text: str, blob: str) -> dict:
+    names = [tape.pick(f"result-{k}-tool", _TOOL_NAMES)
+             for k in range(1 + tape.below("server-results", 2))]
+    return {"type": "tool_search_tool_search_result",
+            "tool_references": [{"type": "tool_reference", "tool_name": name} for name in names]}
+
+
+#: server tool name -> (its input from the tape and the drawn text, its result block type,
+#: its result content from the tape, the drawn text and the drawn blob)
+SERVER_TOOLS: dict[str, tuple[Callable, str, Callable]] = {
+    "web_search": (lambda tape, text: {"query": text}, "web_search_tool_result", _web_search),
+    "web_fetch": (lambda tape, text: {"url": tape.pick("server-input", _URLS)},
+                  "web_fetch_tool_result", _web_fetch),
+    "code_execution": (lambda tape, text: {"code": tape.pick("server-input", _CODES)},
+                       "code_execution_tool_result", _code_execution),
+    "bash_code_execution": (lambda tape, text: {"command": "ls -la"},
+                            "bash_code_execution_tool_result", _bash),
     "text_editor_code_execution": (
-        st.fixed_dictionaries({"command": st.sampled_from(("view", "create")),
-                               "path": st.just("/tmp/main.py")}),
-        "text_editor_code_execution_tool_result", _EDITOR),
-    "tool_search_tool_regex": (st.fixed_dictionaries({"pattern": st.just("weather|rate")}),
-                               "tool_search_tool_result", _TOOL_SEARCH),
-    "tool_search_tool_bm25": (st.fixed_dictionaries({"query": prose(max_fragments=2)}),
-                              "tool_search_tool_result", _TOOL_SEARCH),
+        lambda tape, text: {"command": tape.pick("server-input", ("view", "create")),
+                            "path": "/tmp/main.py"},
+        "text_editor_code_execution_tool_result", _editor),
+    "tool_search_tool_regex": (lambda tape, text: {"pattern": "weather|rate"},
+                               "tool_search_tool_result", _tool_search),
+    "tool_search_tool_bm25": (lambda tape, text: {"query": text}, "tool_search_tool_result",
+                              _tool_search),
 }
-_NAMES = st.sampled_from(sorted(SERVER_TOOLS))
+_NAMES = tuple(sorted(SERVER_TOOLS))
 
 
-@st.composite
-def _segment(draw: Callable) -> list[dict]:
-    """A server tool call and its result block (and, after code, sometimes an upload)."""
-    name = draw(_NAMES)
-    inputs, result_type, contents = SERVER_TOOLS[name]
-    call_id = draw(server_ids)
-    call = {"type": "server_tool_use", "id": call_id, "name": name, "input": draw(inputs)}
-    result = {"type": result_type, "tool_use_id": call_id, "content": draw(contents)}
-    if draw(st.booleans()):
+def segment(draw: Callable, tape: Tape) -> list[dict]:
+    """A server tool call and its result block (and, after code, sometimes an upload), its
+    decisions read from `tape`; drawn: its ids (one number), a text and a blob, whatever
+    the tool."""
+    number, text, blob = draw(OPAQUE), draw(_TEXTS), draw(_BLOBS)
+    name = tape.pick("server-tool", _NAMES)
+    make_input, result_type, make_content = SERVER_TOOLS[name]
+    call_id = "srvtoolu_01" + spell(number, BASE62, 24)
+    call = {"type": "server_tool_use", "id": call_id, "name": name,
+            "input": make_input(tape, text)}
+    result = {"type": result_type, "tool_use_id": call_id,
+              "content": make_content(tape, text, blob)}
+    if tape.flip("server-caller"):
         call["caller"] = {"type": "direct"}
         if result_type in ("web_search_tool_result", "web_fetch_tool_result"):
             result["caller"] = {"type": "direct"}
     out = [call, result]
-    if name in ("code_execution", "bash_code_execution") and draw(st.booleans()):
-        out.append({"type": "container_upload", "file_id": draw(_FILE_IDS)})
+    if name in ("code_execution", "bash_code_execution") and tape.flip("upload"):
+        out.append({"type": "container_upload",
+                    "file_id": "file_011" + spell(number >> 96, BASE62, 24)})
     return out
+
+
+_SEGMENT_TAPES = tapes(SEGMENT_SLOTS)
+_SEGMENTS = st.composite(lambda draw: segment(draw, draw(_SEGMENT_TAPES)))()
 
 
 def server_segments() -> st.SearchStrategy[list[dict]]:
     """A server tool's blocks, as they sit between text and client calls."""
     return _SEGMENTS
-
-
-_SEGMENTS = _segment()
 
 
 def _cite(kind: str, cited: str, number: int) -> dict:
@@ -139,11 +179,35 @@ def _cite(kind: str, cited: str, number: int) -> dict:
 
 CITATION_TYPES = ("char_location", "page_location", "content_block_location",
                   "web_search_result_location", "search_result_location")
-_CITATION = st.builds(_cite, st.sampled_from(CITATION_TYPES), prose(max_fragments=2),
-                      st.integers(0, 40))
-_CITATIONS = st.lists(_CITATION, min_size=1, max_size=2)
+#: The tape slots `cited` reads (`+`: the low byte of a position in a text over 256 long).
+CITATION_SLOTS = ("citations", *(f"cite-{k}-{part}" for k in range(2)
+                                 for part in ("kind", "number", "from", "from+", "to", "to+")))
+
+
+def tape_index(tape: Tape, slot: str, count: int) -> int:
+    """`tape.below(slot, count)` for any count below 65536: beyond 256, the slots `slot`
+    and `slot+` read as one 16-bit number, so that every position can be drawn."""
+    if count <= 256:
+        return tape.below(slot, count)
+    return (tape.below(slot, 256) << 8 | tape.below(slot + "+", 256)) * count >> 16
+
+
+def cited(tape: Tape, text: str) -> list[dict]:
+    """One or two citations of a text block, read from `tape`: each quotes a piece of
+    `text` (the source it supports is not drawn: no reader compares the two)."""
+    out = []
+    for k in range(1 + tape.below("citations", 2)):
+        start = tape_index(tape, f"cite-{k}-from", len(text) + 1)
+        end = start + tape_index(tape, f"cite-{k}-to", len(text) - start + 1)
+        out.append(_cite(tape.pick(f"cite-{k}-kind", CITATION_TYPES), text[start:end],
+                         tape.below(f"cite-{k}-number", 41)))
+    return out
+
+
+_CITATION_TAPES = tapes(CITATION_SLOTS)
+_CITATIONS = st.builds(cited, _CITATION_TAPES, prose(max_fragments=2))
 
 
 def citations() -> st.SearchStrategy[list[dict]]:
-    """The citations of one text block (at least one)."""
+    """The citations of one text block (at least one), quoting a drawn text."""
     return _CITATIONS
