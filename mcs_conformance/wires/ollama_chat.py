@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import NATIVE_OPTIONS, Case, Wire, built_once, check_options, draw_pieces, native_wire
-from ._content import SOME_PROSE, arguments, prose, token, tool_names
+from ._base import NATIVE_OPTIONS, Case, Tape, Wire, check_options, draw_pieces, native_wire, tapes
+from ._content import SOME_PROSE, arguments, positions, prose, spell, tool_names
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -71,30 +71,48 @@ COVERAGE = {
 }
 
 
-@st.composite
-def _tool_calls(draw: Callable, count: int, allowed: frozenset, tags: set) -> list[dict]:
+CALL_SLOTS = 4  # slots for the calls' own decisions, reused round the clock beyond
+# The small decisions of one stream (its body's and its chunks'), one tape slot each.
+_TAPES = tapes((
+    "think-tag-in-content", "generation", "model", "done-reason", "calls-in-done-chunk",
+    "empty-chunks", "empty-chunk-0-at", "empty-chunk-1-at",
+    *(f"call-without-arguments-{slot}" for slot in range(CALL_SLOTS))))
+# The opaque values of one body (call ids, `created_at`, the counters) are read from one
+# drawn number: no clause looks inside them, so they need not cost a value each. Hypothesis
+# draws most such numbers below 2**48, so the number is spread over all its bits first (0
+# stays 0: the simplest body's ids are all `call_aaaaaaaa`, as when each was drawn apart).
+_OPAQUE = st.integers(0, 2**192 - 1)
+_SPREAD = 0x9E3779B97F4A7C15F39CC0605CEDC8341082276BF3A27251  # odd: a one-to-one spread
+_COUNTER_TOP = 10**11
+_ID_SPACE = len(_LOWER36) ** 8
+
+
+def _tool_calls(drawn: list[tuple[str, dict]], allowed: frozenset, tags: set, tape: Tape,
+                opaque: int) -> list[dict]:
+    """The calls of drawn `(name, arguments)` pairs, in the generation the tape picks."""
     generations = ("with-id",) + tuple(
         g for g, quirk in (("indexed", "no-call-id"), ("bare", "no-call-index"))
         if quirk in allowed and "no-call-id" in allowed)
-    generation = draw(st.sampled_from(generations))
+    generation = tape.pick("generation", generations)
     if generation != "with-id":
         tags.add("no-call-id")
     if generation == "bare":
         tags.add("no-call-index")
     calls = []
-    for index in range(count):
+    for index, (name, args) in enumerate(drawn):
         function: dict[str, Any] = {}
         if generation == "with-id" or (generation == "indexed" and index):
             function["index"] = index
-        function["name"] = draw(tool_names())
-        args = draw(arguments())
-        if args or not maybe(draw, allowed, "call-without-arguments"):
+        function["name"] = name
+        if args or "call-without-arguments" not in allowed or not tape.flip(
+                f"call-without-arguments-{index % CALL_SLOTS}"):
             function["arguments"] = args
         else:
             tags.add("call-without-arguments")
         call: dict[str, Any] = {"function": function}
         if generation == "with-id":
-            call = {"id": "call_" + draw(token(_LOWER36, 8)), "function": function}
+            number = (opaque >> (42 * (index % 4))) + index // 4
+            call = {"id": "call_" + spell(number % _ID_SPACE, _LOWER36, 8), "function": function}
         calls.append(call)
     return calls
 
@@ -103,49 +121,64 @@ THINK_TAGS = ("<think>\n", "</think>\n\n")
 _THINKING = st.one_of(st.none(), SOME_PROSE)
 
 
-@built_once
-@st.composite
-def _body_and_tags(draw: Callable, min_calls: int, max_calls: int,
-                   allowed: frozenset) -> tuple[dict, set]:
+def _body(draw: Callable, min_calls: int, max_calls: int,
+          allowed: frozenset) -> tuple[dict, set, Tape]:
+    """A `stream=false` body, the quirks it holds, and the tape of its stream's small
+    decisions."""
     tags: set = set()
-    count = draw(st.integers(min_calls, max_calls))
+    # The count, then the tape, first: Hypothesis's first test cases draw a few values at
+    # random and fill the rest with the simplest choices, so drawn after the message a quirk
+    # came out absent on some seeds (openai_chat.cases), and drawn before the count, every
+    # such case had one call: after it, several calls with the simplest ids and names come
+    # out alike, which is how a client keying calls by id or name gets caught.
+    count = min_calls + draw(positions(max_calls - min_calls))
+    tape = draw(_TAPES)
+    opaque = draw(_OPAQUE) * _SPREAD % 2**192
     thinking = draw(_THINKING)
     content = draw(prose())
-    if maybe(draw, allowed, "think-tag-in-content", 4):  # qwen3 without `think`
-        content = THINK_TAGS[0] + draw(SOME_PROSE) + THINK_TAGS[1] + content
+    # Drawn whatever the tape decides, so that shrinking the decision shifts no later draw.
+    tagged = draw(SOME_PROSE) if "think-tag-in-content" in allowed else ""
+    if maybe(tape, allowed, "think-tag-in-content", 4):  # qwen3 without `think`
+        content = THINK_TAGS[0] + tagged + THINK_TAGS[1] + content
         tags.add("think-tag-in-content")
+    calls = [(draw(tool_names()), draw(arguments())) for _ in range(count)]
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if thinking is not None:
         message["thinking"] = thinking
     if count:
-        message["tool_calls"] = draw(_tool_calls(count, allowed, tags))
+        message["tool_calls"] = _tool_calls(calls, allowed, tags, tape, opaque)
     body: dict[str, Any] = {
-        "model": draw(st.sampled_from(MODELS)),
-        "created_at": _stamp(draw(st.integers(*_EPOCH_NS))),
+        "model": tape.pick("model", MODELS),
+        "created_at": _stamp(_EPOCH_NS[0] + (opaque >> 96) % (_EPOCH_NS[1] - _EPOCH_NS[0] + 1)),
         "message": message,
         "done": True,
-        "done_reason": "stop" if count else draw(st.sampled_from(("stop", "length"))),
+        "done_reason": "stop" if count else tape.pick("done-reason", ("stop", "length")),
     }
-    for key in COUNTERS:
-        body[key] = draw(st.integers(1, 10**11))
-    return body, tags
+    for number, key in enumerate(COUNTERS):
+        body[key] = 1 + (opaque >> (29 * number)) % _COUNTER_TOP
+    return body, tags, tape
 
 
 @st.composite
 def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None) -> dict:
     """Whole `stream=false` `/api/chat` bodies: text, thinking, 0..n calls, counters."""
     check_options(min_calls, max_calls)
-    return draw(_body_and_tags(min_calls, max_calls, allowed_quirks(NAME, quirks)))[0]
+    return _body(draw, min_calls, max_calls, allowed_quirks(NAME, quirks))[0]
 
 
 @st.composite
 def chunkings(draw: Callable, body: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
     """The NDJSON chunks of one stream that carries `body`, cut at drawn points."""
-    return draw(_chunks(body, max_cuts, allowed_quirks(NAME, quirks), set()))
+    tape = draw(_TAPES)
+    return _chunks(draw, tape, body, max_cuts, allowed_quirks(NAME, quirks), set())
 
 
-@st.composite
-def _chunks(draw: Callable, body: dict, max_cuts: int, allowed: frozenset,
+def _step(end: int) -> int:
+    """Nanoseconds between two chunks: an opaque value, read from the last chunk's time."""
+    return 1_000_000 + end % 79_000_001
+
+
+def _chunks(draw: Callable, tape: Tape, body: dict, max_cuts: int, allowed: frozenset,
             tags: set) -> list[dict]:
     message = body["message"]
     calls = message.get("tool_calls")
@@ -156,9 +189,10 @@ def _chunks(draw: Callable, body: dict, max_cuts: int, allowed: frozenset,
                                            allow_empty=False)]
     parts += [{"role": "assistant", "content": piece}
               for piece in draw_pieces(draw, message["content"], max_cuts=max_cuts)]
-    for _ in range(draw(st.integers(0, 2))):
-        parts.insert(draw(st.integers(0, len(parts))), {"role": "assistant", "content": ""})
-    calls_in_final = bool(calls) and maybe(draw, allowed, "calls-in-done-chunk", 4)  # older
+    for number in range(tape.below("empty-chunks", 3)):
+        at = tape.below(f"empty-chunk-{number}-at", min(len(parts) + 1, 256))
+        parts.insert(at, {"role": "assistant", "content": ""})
+    calls_in_final = bool(calls) and maybe(tape, allowed, "calls-in-done-chunk", 4)  # older
     if calls_in_final:
         tags.add("calls-in-done-chunk")
     if calls and not calls_in_final:
@@ -168,12 +202,11 @@ def _chunks(draw: Callable, body: dict, max_cuts: int, allowed: frozenset,
         final_message["tool_calls"] = copy.deepcopy(calls)
 
     end = _ns_of(body["created_at"])
-    step = draw(st.integers(1_000_000, 80_000_000))
 
     def stamp(index: int) -> str:
         if end is None:
             return body["created_at"]
-        return _stamp(end - (len(parts) - index) * step)
+        return _stamp(end - (len(parts) - index) * _step(end))
 
     chunks = [{"model": body["model"], "created_at": stamp(i), "message": part, "done": False}
               for i, part in enumerate(parts)]
@@ -206,10 +239,9 @@ def case_of(body: dict, chunks: list, *, quirks: frozenset = frozenset()) -> Cas
     )
 
 
-@st.composite
 def _error_case(draw: Callable, case: Case) -> Case:
     """`case` cut after a drawn prefix of its `done: false` chunks, then an error line."""
-    cut = draw(st.integers(0, case.done_at))
+    cut = draw(positions(case.done_at))
     prefix = copy.deepcopy(case.chunks[:cut])
     form, error = draw(error_objects(NAME))
     tail, error = error_tail(NAME, form, error)
@@ -237,10 +269,10 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     stream in an error line after a drawn prefix."""
     check_options(min_calls, max_calls, max_cuts)
     allowed = allowed_quirks(NAME, quirks)
-    body, tags = draw(_body_and_tags(min_calls, max_calls, allowed))
-    chunks = draw(_chunks(body, max_cuts, allowed, tags))
+    body, tags, tape = _body(draw, min_calls, max_calls, allowed)
+    chunks = _chunks(draw, tape, body, max_cuts, allowed, tags)
     case = case_of(body, chunks, quirks=tags)
-    return draw(_error_case(case)) if errors else case
+    return _error_case(draw, case) if errors else case
 
 
 def make_wire(**options: Any) -> Wire:

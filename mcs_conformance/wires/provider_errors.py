@@ -22,7 +22,8 @@ wire nests the object its own way.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from functools import lru_cache
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -50,18 +51,28 @@ _ANTHROPIC_ERRORS = (
 )
 
 
-@st.composite
-def error_objects(draw: Callable, wire: str) -> tuple[str, dict | str]:
-    """A drawn `(form, error)` for `wire`: how the error is reported, and the provider's
-    message object as the error chunk carries it."""
-    form = draw(st.sampled_from(ERROR_FORMS[wire]))
+def _errors_of(wire: str) -> tuple:
+    """The provider's error objects on `wire`, as the error chunk carries them."""
     if wire in ("openai-chat", "text", "openai-responses"):
-        kind, code, message = draw(st.sampled_from(_CHAT_ERRORS))
-        return form, {"message": message, "type": kind, "code": code, "param": None}
+        return tuple({"message": message, "type": kind, "code": code, "param": None}
+                     for kind, code, message in _CHAT_ERRORS)
     if wire == "anthropic-messages":
-        kind, message = draw(st.sampled_from(_ANTHROPIC_ERRORS))
-        return form, {"type": kind, "message": message}
-    return form, draw(st.sampled_from(("model runner has unexpectedly stopped", "out of memory")))
+        return tuple({"type": kind, "message": message} for kind, message in _ANTHROPIC_ERRORS)
+    return ("model runner has unexpectedly stopped", "out of memory")
+
+
+def _fresh(drawn: tuple) -> tuple[str, dict | str]:
+    form, error = drawn
+    return form, copy.deepcopy(error)
+
+
+@lru_cache(maxsize=None)
+def error_objects(wire: str) -> st.SearchStrategy[tuple[str, dict | str]]:
+    """A drawn `(form, error)` for `wire`: how the error is reported, and the provider's
+    message object as the error chunk carries it. One drawn value (built once per wire):
+    every pair of form and error, the first form's first error the simplest."""
+    pairs = [(form, error) for form in ERROR_FORMS[wire] for error in _errors_of(wire)]
+    return st.sampled_from(pairs).map(_fresh)
 
 
 def error_tail(wire: str, form: str, error: dict | str, *, last: Any = None,

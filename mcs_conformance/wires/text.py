@@ -22,9 +22,9 @@ from hypothesis.errors import InvalidArgument
 from mcs_reference.calls import ExtractedCall
 
 from . import openai_chat
-from ._base import (COUNT_OPTIONS, NATIVE_OPTIONS, Case, Wire, built_once, check_options,
-                    check_wire_options)
-from ._content import arguments, prose, tool_names
+from ._base import (COUNT_OPTIONS, NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options,
+                    check_wire_options, tapes)
+from ._content import FRAGMENTS, arguments, positions, tool_names
 from .quirks import allowed_quirks
 
 __all__ = ["NAME", "case_of", "cases", "make_wire", "messages"]
@@ -43,12 +43,34 @@ CHUNK_QUIRKS = frozenset({"empty-deltas", "usage-only-chunk", "usage-on-finish-c
                           "finish-reason-on-last-delta"})
 
 
+# What a code of inert prose spells: a tricky fragment or character of prose (code 0 the
+# simplest), or a decoy (about one code in four: a drawn text holds about as many decoys as
+# when it was a list of pieces, each a decoy or a few fragments of prose).
+_INERT_TABLE = FRAGMENTS + DECOYS
+_INERT_CODES = st.binary(max_size=12)
+_chars = st.characters(exclude_categories=("Cs",))
+
+
+def _spelled(codes: bytes) -> str:
+    return "".join(_INERT_TABLE[code % len(_INERT_TABLE)] for code in codes)
+
+
+def _with_free_text(codes: bytes, free: str) -> str:
+    middle = len(codes) // 2
+    return _spelled(codes[:middle]) + free + _spelled(codes[middle:])
+
+
+# Prose and decoys from one drawn string of codes, or around any unicode text: two or three
+# drawn values, where a list of drawn pieces cost two or three a piece.
+_INERT_TEXT = st.one_of(_INERT_CODES.map(_spelled),
+                        st.builds(_with_free_text, _INERT_CODES,
+                                  st.text(_chars, min_size=1, max_size=24)))
+
+
 @built_once
 def _inert(codec: Any) -> st.SearchStrategy[str]:
     """Prose, decoys included, in which `codec` finds no call."""
-    pieces = st.one_of(st.sampled_from(DECOYS), prose(max_fragments=4))
-    text = st.lists(pieces, max_size=6).map("".join)
-    return text.filter(lambda value: not codec.decode(value))
+    return _INERT_TEXT.filter(lambda value: not codec.decode(value))
 
 
 def _same_calls(found: list, expected: list) -> bool:
@@ -57,18 +79,21 @@ def _same_calls(found: list, expected: list) -> bool:
     ]
 
 
-@built_once
-@st.composite
-def _texts(draw: Callable, codec: Any, min_calls: int, max_calls: int) -> tuple[str, list]:
+# The small decisions of one text: the separators around the calls.
+_TAPES = tapes(("lead", "tail"))
+
+
+def _texts(draw: Callable, tape: Tape, codec: Any, min_calls: int,
+           max_calls: int) -> tuple[str, list]:
     """The content text and the calls written in it."""
     check_options(min_calls, max_calls)
-    count = draw(st.integers(min_calls, max_calls))
+    count = min_calls + draw(positions(max_calls - min_calls))
     calls = [ExtractedCall(draw(tool_names()), draw(arguments())) for _ in range(count)]
     before, after = draw(_inert(codec)), draw(_inert(codec))
     if not calls:
         assume(not codec.decode(before + after))
         return before + after, calls
-    lead, tail = draw(st.sampled_from(SEPARATORS)), draw(st.sampled_from(SEPARATORS))
+    lead, tail = tape.pick("lead", SEPARATORS), tape.pick("tail", SEPARATORS)
     probes = [ExtractedCall(call.name, {}) for call in calls]
     assume(_same_calls(codec.decode(before + lead + codec.encode(probes) + tail + after), probes))
     return before + lead + codec.encode(calls) + tail + after, calls
@@ -77,7 +102,7 @@ def _texts(draw: Callable, codec: Any, min_calls: int, max_calls: int) -> tuple[
 @st.composite
 def messages(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3) -> dict:
     """OpenAI Chat assistant messages whose content holds 0..n calls written by `codec`."""
-    content, _ = draw(_texts(codec, min_calls, max_calls))
+    content, _ = _texts(draw, draw(_TAPES), codec, min_calls, max_calls)
     return {"role": "assistant", "content": content, "refusal": None, "annotations": []}
 
 
@@ -100,9 +125,11 @@ def cases(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3,
     OpenAI Chat quirks the text wire draws (`CHUNK_QUIRKS`)."""
     check_options(min_calls, max_calls, max_cuts)
     allowed = CHUNK_QUIRKS & allowed_quirks(openai_chat.NAME, quirks)
-    content, calls = draw(_texts(codec, min_calls, max_calls))
+    # Drawn first, as in openai_chat.cases: the stream's decisions, then the text's.
+    stream_tape, tape = draw(openai_chat._STREAM_TAPES), draw(_TAPES)
+    content, calls = _texts(draw, tape, codec, min_calls, max_calls)
     message = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
-    chunks, quirks, _, _ = draw(openai_chat.stream(message, max_cuts, allowed))
+    chunks, quirks, _, _ = draw(openai_chat.stream(message, max_cuts, allowed, tape=stream_tape))
     return replace(case_of(message, chunks, calls), quirks=frozenset(quirks))
 
 
