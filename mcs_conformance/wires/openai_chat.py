@@ -27,7 +27,8 @@ from ._content import (BASE62, SOME_PROSE, arguments, positions, prose, spell, t
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
-__all__ = ["COVERAGE", "NAME", "case_of", "cases", "chunkings", "make_wire", "messages"]
+__all__ = ["COVERAGE", "NAME", "STREAM_TAPES", "case_of", "cases", "chunkings", "make_wire",
+           "messages", "stream"]
 
 NAME = "openai-chat"
 MODELS = ("gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18", "gpt-5-2025-08-07", "deepseek-chat",
@@ -180,7 +181,7 @@ def _usage(opaque: int, detailed: bool) -> dict:
 TURNS = 16  # slots for the turns of interleaved calls, reused round the clock beyond
 # The small decisions of one message, and of one stream (or of one more choice in it).
 _MESSAGE_TAPES = tapes(("content", "refusal", "annotation", "url", "reasoning-content"))
-_STREAM_TAPES = tapes((
+STREAM_TAPES = tapes((
     "empty-envelope", "model", "system_fingerprint", "usage-details", "service_tier", "usage", "obfuscation",
     "logprobs", "n-choices", "more-choices", "finish-reason", "no-object-field",
     "finish-reason-first-chunk", "role-content", "role-refusal", "no-index", "call-style",
@@ -328,15 +329,15 @@ def _moderation() -> dict:
     return {"input": dict(results), "output": dict(results)}
 
 
-@st.composite
 def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
            max_calls: int = 3, tape: Tape | None = None
            ) -> tuple[list[dict], set, list[dict], list]:
     """`(chunks, quirks, messages of every choice, finish reasons)` of one stream carrying
     `message`, drawing only the `allowed` quirks (the text wire uses it too); `tape` holds
-    the stream's small decisions (None: drawn here)."""
+    the stream's small decisions (None: drawn here). A function of `draw`, not a generator:
+    one built for each message would be validated by Hypothesis each time."""
     tags: set = set()
-    tape = tape or draw(_STREAM_TAPES)
+    tape = tape or draw(STREAM_TAPES)
     # Drawn whatever the tape decides, so that shrinking a decision shifts no later draw.
     opaque = draw(_OPAQUE)
     env, empty_envelope = _envelope(opaque, tape, allowed)
@@ -352,7 +353,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         for _ in range(1 + tape.below("more-choices", 2)):
             other, other_tags = draw(_message_and_tags(0, max_calls, allowed))
             choices.append(other)
-            tapes_.append(draw(_STREAM_TAPES))
+            tapes_.append(draw(STREAM_TAPES))
             tags |= other_tags
         tags.add("n-choices")
     reasons = [_reason(lane, choice) for lane, choice in zip(tapes_, choices)]
@@ -451,7 +452,7 @@ def _azure_first() -> dict:
 def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
     """The `chat.completion.chunk`s of one stream that carries `message`, cut at drawn points
     (with `n-choices`, other choices are drawn beside it)."""
-    return draw(stream(message, max_cuts, allowed_quirks(NAME, quirks)))[0]
+    return stream(draw, message, max_cuts, allowed_quirks(NAME, quirks))[0]
 
 
 def finish_index(chunks: list) -> int:
@@ -577,9 +578,9 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     allowed = allowed_quirks(NAME, quirks)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so decided after the message a quirk came out absent on some seeds.
-    tape = draw(_STREAM_TAPES)
+    tape = draw(STREAM_TAPES)
     message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
-    chunks, more, choices, reasons = draw(stream(message, max_cuts, allowed, max_calls, tape))
+    chunks, more, choices, reasons = stream(draw, message, max_cuts, allowed, max_calls, tape)
     case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)
     return draw(_error_case(case)) if errors else case
 

@@ -126,10 +126,10 @@ def cases(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3,
     check_options(min_calls, max_calls, max_cuts)
     allowed = CHUNK_QUIRKS & allowed_quirks(openai_chat.NAME, quirks)
     # Drawn first, as in openai_chat.cases: the stream's decisions, then the text's.
-    stream_tape, tape = draw(openai_chat._STREAM_TAPES), draw(_TAPES)
+    stream_tape, tape = draw(openai_chat.STREAM_TAPES), draw(_TAPES)
     content, calls = _texts(draw, tape, codec, min_calls, max_calls)
     message = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
-    chunks, quirks, _, _ = draw(openai_chat.stream(message, max_cuts, allowed, tape=stream_tape))
+    chunks, quirks, _, _ = openai_chat.stream(draw, message, max_cuts, allowed, tape=stream_tape)
     return replace(case_of(message, chunks, calls), quirks=frozenset(quirks))
 
 
