@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import Tape, tapes
+from ._base import Tape, cut, cut_points, tapes
 from ._content import BASE62, BASE64, arguments, opaque, prose, spell, tool_names
 
-__all__ = ["CALL_KINDS", "ITEM_SLOTS", "STREAMED", "STATUS_EVENTS", "call_of", "client_items",
-           "draw_client", "draw_hosted", "hosted_items", "name_calls",
-           "name_items"]
+__all__ = ["CALL_KINDS", "ITEM_SLOTS", "PAD_CUT", "STREAMED", "STATUS_EVENTS", "call_of",
+           "client_items", "command_pieces", "draw_client", "draw_hosted", "hosted_items",
+           "name_calls", "name_items"]
 
 HEX = string.digits + "abcdef"
 HOSTED_CALL = "call_sh"  # the prefix of a hosted shell's call id: never equal to a client's
@@ -73,7 +73,8 @@ _COMPACTED = opaque(BASE64, max_size=40)
 #: The slots of an item's tape that the items of this module read.
 ITEM_SLOTS = ("client", "hosted", "separators", "ascii", "action", "x", "y", "keys", "key-0",
               "key-1", "command", "timeout", "commands", "command-0", "command-1", "operation",
-              "web-action", "code", "outputs", "failed", "stdout-0", "stdout-1")
+              "web-action", "code", "outputs", "failed", "stdout-0", "stdout-1", "cuts-0",
+              "cuts-1", *(f"cut-{number}-{k}" for number in (0, 1) for k in range(3)))
 
 
 def _dump(tape: Tape, value: Any) -> str:
@@ -82,15 +83,14 @@ def _dump(tape: Tape, value: Any) -> str:
                       ensure_ascii=tape.flip("ascii"))
 
 
-def _function_call(draw: Callable, tape: Tape) -> dict:
-    value = draw(arguments())
+def _function_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
     return {"id": "fc_", "type": "function_call", "status": "completed",
-            "arguments": _dump(tape, value), "call_id": "call_", "name": draw(tool_names())}
+            "arguments": _dump(tape, value), "call_id": "call_", "name": name}
 
 
-def _custom_tool_call(draw: Callable, tape: Tape) -> dict:
+def _custom_tool_call(tape: Tape, value: dict, name: str, extra: str) -> dict:
     return {"id": "ctc_", "type": "custom_tool_call", "status": "completed",
-            "call_id": "call_", "name": draw(tool_names()), "input": draw(_CUSTOM_INPUTS)}
+            "call_id": "call_", "name": name, "input": extra}
 
 
 def _action(tape: Tape, text: str) -> dict:
@@ -107,13 +107,12 @@ def _action(tape: Tape, text: str) -> dict:
             "keys": [tape.pick(f"key-{n}", keys) for n in range(1 + tape.flip("keys"))]}
 
 
-def _computer_call(draw: Callable, tape: Tape) -> dict:
-    text = draw(_SHORT_PROSE)  # drawn whatever the action, so that none shifts a later draw
+def _computer_call(tape: Tape, value: dict, name: str, extra: str) -> dict:
     return {"id": "cu_", "type": "computer_call", "status": "completed",
-            "call_id": "call_", "action": _action(tape, text), "pending_safety_checks": []}
+            "call_id": "call_", "action": _action(tape, extra), "pending_safety_checks": []}
 
 
-def _local_shell_call(draw: Callable, tape: Tape) -> dict:
+def _local_shell_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
     return {"id": "lsh_", "type": "local_shell_call", "status": "completed",
             "call_id": "call_",
             "action": {"type": "exec", "command": ["bash", "-lc", tape.pick("command", COMMANDS)],
@@ -121,18 +120,28 @@ def _local_shell_call(draw: Callable, tape: Tape) -> dict:
                        "user": None, "working_directory": None}}
 
 
-def _commands(tape: Tape) -> list[str]:
-    return [tape.pick(f"command-{n}", COMMANDS) for n in range(1 + tape.flip("commands"))]
-
-
-def _shell_call(draw: Callable, tape: Tape, hosted: bool = False) -> dict:
+def _shell_call(tape: Tape, hosted: bool = False) -> dict:
     item = {"id": "shc_" if hosted else "sh_", "type": "shell_call",
             "status": "completed", "call_id": HOSTED_CALL if hosted else "call_",
-            "action": {"commands": _commands(tape), "timeout_ms": None,
-                       "max_output_length": None}}
+            "action": {"commands": [tape.pick(f"command-{n}", COMMANDS)
+                                    for n in range(1 + tape.flip("commands"))],
+                       "timeout_ms": None, "max_output_length": None}}
     if hosted:
         item["environment"] = {"type": "container_reference", "container_id": "cntr_abc123"}
     return item
+
+
+def _client_shell_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
+    return _shell_call(tape)
+
+
+def command_pieces(tape: Tape, number: int, command: str) -> list[str]:
+    """A shell command cut at up to three points read from the item's tape (the commands
+    come from a short table: their cuts need not cost a drawn value)."""
+    span = min(len(command), 255) + 1
+    points = sorted(tape.below(f"cut-{number % 2}-{k}", span)
+                    for k in range(tape.below(f"cuts-{number % 2}", 4)))
+    return cut(command, points, allow_empty=False)
 
 
 _OPERATIONS = ({"type": "update_file", "path": "src/app.py", "diff": "@@\n-a = 1\n+a = 2\n"},
@@ -141,19 +150,37 @@ _OPERATIONS = ({"type": "update_file", "path": "src/app.py", "diff": "@@\n-a = 1
                {"type": "delete_file", "path": "old.txt"})
 
 
-def _apply_patch_call(draw: Callable, tape: Tape) -> dict:
+def _apply_patch_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
     return {"id": "apc_", "type": "apply_patch_call", "status": "completed",
             "call_id": "call_", "operation": dict(tape.pick("operation", _OPERATIONS))}
 
 
-# A function call as often as every other kind together, the others about equally often.
-_CLIENT_KINDS = (_function_call,) * 5 + (_custom_tool_call, _computer_call, _local_shell_call,
-                                         _shell_call, _apply_patch_call)
+# (what the kind draws of its own, how it is built): a function call as often as every other
+# kind together, the others about equally often.
+_CLIENT_KINDS = ((None, _function_call),) * 5 + (
+    (_CUSTOM_INPUTS, _custom_tool_call), (_SHORT_PROSE, _computer_call),
+    (None, _local_shell_call), (None, _client_shell_call), (None, _apply_patch_call))
 
 
 def draw_client(draw: Callable, tape: Tape) -> dict:
-    """One client-run call item (ids left as their prefixes)."""
-    return tape.pick("client", _CLIENT_KINDS)(draw, tape)
+    """One client-run call item (ids left as their prefixes).
+
+    The kind is read from the item's tape, drawn first in the item's span; then come the
+    kind's own draws (a custom tool's input, a computer call's text), then what a function
+    call draws (arguments and a name), drawn by every kind, and in its events one cut
+    (`PAD_CUT` where the item streams no field). So a function call is the shortest client
+    call, which Hypothesis shrinks toward, and a kind lowered to a function call loses just
+    the draws right after the tape (the ones Hypothesis deletes when a lowered value makes
+    a case shorter)."""
+    own, build = tape.pick("client", _CLIENT_KINDS)
+    extra = None if own is None else draw(own)
+    value, name = draw(arguments()), draw(tool_names())
+    return build(tape, value, name, extra)
+
+
+#: What a client call that streams no field draws in its events in place of the cut of a
+#: function call's `{}` (see `draw_client`).
+PAD_CUT = cut_points(2)
 
 
 def call_of(item: dict) -> ExtractedCall:
@@ -240,7 +267,7 @@ def _compaction(draw: Callable, tape: Tape) -> list[dict]:
 
 def _hosted_shell(draw: Callable, tape: Tape) -> list[dict]:
     """A shell call run in a hosted container, and the output OpenAI wrote for it."""
-    call = _shell_call(draw, tape, hosted=True)
+    call = _shell_call(tape, hosted=True)
     output = {"id": "sho_", "type": "shell_call_output", "status": "completed",
               "call_id": call["call_id"], "max_output_length": None,
               "output": [{"stdout": tape.pick(f"stdout-{n}", ("", "ok\n", "é\n")), "stderr": "",

@@ -11,10 +11,12 @@ Every client-run call kind is drawn (`_responses_items.py`), and the provider-ru
 (hosted tools, MCP, tool search, compaction) with their own events; `response.queued`,
 annotations, reasoning text and `response.incomplete` endings too. `COVERAGE` lists what the
 SDK unions hold that is not drawn, with the reason; `QUIRKS` the real-server quirks drawn.
+
+A stream's small decisions are read from one `Tape` drawn first, each output item's from its
+own tape drawn first in the item's span; ids, times and usage from one drawn number.
 """
 from __future__ import annotations
 
-import string
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -24,15 +26,15 @@ from . import provider_errors
 from .quirks import allowed_quirks, maybe
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
-from ._content import BASE62, BASE64, interleave, opaque, positions, prose
-from ._responses_items import (CALL_KINDS, ITEM_SLOTS, STATUS_EVENTS, STREAMED, call_of,
-                               draw_client, draw_hosted, name_calls, name_items)
+from ._content import BASE62, BASE64, interleave, positions, prose
+from ._responses_items import (CALL_KINDS, ITEM_SLOTS, PAD_CUT, STATUS_EVENTS, STREAMED,
+                               call_of, command_pieces, draw_client, draw_hosted, name_calls,
+                               name_items)
 
 __all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
            "messages", "quirks_of"]
 
 NAME = "openai-responses"
-HEX = string.digits + "abcdef"
 MODELS = ("gpt-4o-2024-08-06", "gpt-4.1-2025-04-14", "gpt-5-2025-08-07", "o4-mini-2025-04-16",
           "gpt-5.1-codex-max")
 
@@ -70,6 +72,10 @@ QUIRKS = frozenset({
     "whole-arguments-one-delta",  # a call's whole arguments in one delta
 })
 
+_URL64 = BASE64.replace("+/", "-_")
+# A reasoning item's encrypted content: a fixed-size token, one digit a slot of its tape.
+_SECRET = tuple(f"secret-{number}" for number in range(24))
+
 # The small decisions of one stream, and of one output item (with the slots its kind reads
 # in _responses_items). An item's tape is drawn first in its span, so deleting the item
 # deletes its decisions too.
@@ -79,14 +85,17 @@ _STREAM_TAPES = tapes((
     *(f"described-{number}" for number in range(4)), "error-at"))
 _ITEM_TAPES = tapes(ITEM_SLOTS + (
     "place", "encrypted", "reasoning-text", "added-without-encrypted", "phase", "phase-kind",
+    *_SECRET,
     *(f"{slot}-{part}" for slot in ("refusal", "annotated", "annotations") for part in (0, 1)),
     *(f"{slot}-{part}-{note}" for slot in ("annotation", "end") for part in (0, 1)
       for note in (0, 1))))
 # The opaque values of one stream (its ids, times, usage) are read from one drawn number:
 # no clause looks inside them, so they need not cost a value each.
 _OPAQUE = st.integers(0, 2**192 - 1)
-_SUMMARIES = st.lists(prose(), max_size=2)
-_ENCRYPTED = opaque(BASE64.replace("+/", "-_"))
+# The summaries (two at most) and the raw reasoning text of a reasoning item, as one list:
+# a text drawn apart whether sent or not would make the smallest reasoning item costlier
+# to the shrinker than the other items.
+_REASONING_TEXTS = st.lists(prose(), max_size=3)
 _TEXTS = st.lists(prose(), min_size=1, max_size=2)
 _PROSE = prose()
 _FILE_CITATION = {"type": "file_citation", "file_id": "file-abc123", "filename": "notes.pdf",
@@ -94,15 +103,17 @@ _FILE_CITATION = {"type": "file_citation", "file_id": "file-abc123", "filename":
 
 
 def _reasoning(draw: Callable, tape: Tape) -> dict:
-    summaries = draw(_SUMMARIES)
-    # Drawn whether the item holds them or not, so that no decision shifts a later draw.
-    encrypted, text = draw(_ENCRYPTED), draw(_PROSE)
+    texts = draw(_REASONING_TEXTS)
+    # open-weight models stream their raw reasoning text: the last text drawn, now and then
+    raw = texts[-1:] if texts and tape.below("reasoning-text", 5) >= 3 else []
+    summaries = texts[:-1] if raw else texts[:2]
     item = {"id": "rs_", "type": "reasoning",
-            "summary": [{"type": "summary_text", "text": text_} for text_ in summaries]}
+            "summary": [{"type": "summary_text", "text": text} for text in summaries]}
     if tape.flip("encrypted"):  # requested with include=["reasoning.encrypted_content"]
-        item["encrypted_content"] = "gAAAAA" + encrypted
-    if tape.below("reasoning-text", 4) == 3:  # open-weight models stream their raw reasoning
-        item["content"] = [{"type": "reasoning_text", "text": text}]
+        item["encrypted_content"] = "gAAAAA" + "".join(
+            _URL64[tape.below(slot, 64)] for slot in _SECRET)
+    if raw:
+        item["content"] = [{"type": "reasoning_text", "text": raw[0]}]
     return item
 
 
@@ -181,8 +192,10 @@ def _placed(draw: Callable, hosted: bool, stream: tuple | None) -> tuple:
     (a call and its output), with the number of texts they come after."""
     tape = draw(_ITEM_TAPES)
     items = draw_hosted(draw, tape) if hosted else [draw_client(draw, tape)]
-    return [(item, _events_of(draw, item, tape, stream)) for item in items], \
-        tape.below("place", 4)
+    pairs = [(item, _events_of(draw, item, tape, stream)) for item in items]
+    if not hosted and stream is not None and items[0]["type"] not in STREAMED:
+        draw(PAD_CUT)  # what a function call's events draw (see draw_client)
+    return pairs, tape.below("place", 4)
 
 
 @lru_cache(maxsize=64)
@@ -369,13 +382,8 @@ def _item_events(draw: Callable, item: dict, tape: Tape, max_cuts: int, padded: 
         events += deltas(prefix + ".delta", pieces_)
         events.append({"type": prefix + ".done", **at, field: value})
     if kind == "shell_call":
-        commands = item["action"]["commands"]
-        # Two commands' cuts whatever their number, so that one command fewer shifts no draw.
-        cuts = [draw_pieces(draw, commands[min(number, len(commands) - 1)], max_cuts=max_cuts,
-                            allow_empty=False) for number in range(max(2, len(commands)))
-                if commands]
-        for number, command in enumerate(commands):
-            first, *rest = cuts[number] or [""]
+        for number, command in enumerate(item["action"]["commands"]):
+            first, *rest = command_pieces(tape, number, command) or [""]
             here = {"command_index": number}
             events.append({"type": "response.shell_call_command.added", **here,
                            "command": first})
