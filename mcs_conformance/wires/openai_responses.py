@@ -538,6 +538,9 @@ def case_of(message: dict, chunks: list) -> Case:
                 text=text, response=_copy(message), quirks=quirks_of(chunks))
 
 
+_ERRORS = provider_errors.error_objects(NAME)  # built once: not inside each draw
+
+
 def _error_case(draw: Callable, tape: Tape, message: dict, chunks: list) -> Case:
     """`chunks` cut after `response.in_progress` or an item's `output_item.done`, then an
     `error` event and `response.failed`."""
@@ -549,7 +552,7 @@ def _error_case(draw: Callable, tape: Tape, message: dict, chunks: list) -> Case
     partial = _in_progress(message)
     partial["output"] = [_copy(c["item"]) for c in prefix
                          if c["type"] == "response.output_item.done"]
-    form, error = draw(provider_errors.error_objects(NAME))
+    form, error = draw(_ERRORS)
     numbered = "sequence_number" in chunks[0]
     tail, error = provider_errors.error_tail(NAME, form, error, response=partial,
                                              sequence=at if numbered else None)
