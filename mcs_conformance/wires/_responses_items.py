@@ -6,31 +6,34 @@ items (web and file search, code interpreter, image generation, MCP, tool search
 in a hosted container, compaction) ran on OpenAI's side and are never calls. `CALL_KINDS`
 maps each client-run item type to the `ExtractedCall.kind` extraction must give it, and
 `call_of` builds that call as the reference defines it.
+
+An item's small decisions (which kind, which action, failed or not, how its JSON is
+written) are read from the item's `Tape` (slots `ITEM_SLOTS`); its ids are left as their
+bare prefixes (`fc_`, `call_`) and spelled by `name_items` and `name_calls` once the stream's items are placed,
+from the stream's one opaque number, so that they cost no drawn value and never collide.
 """
 from __future__ import annotations
 
 import json
 import string
-from typing import Callable
+from typing import Any, Callable
 
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import built_once
-from ._content import BASE62, BASE64, arguments, dump, opaque, prose, token, tool_names
+from ._base import Tape, cut, cut_points, tapes
+from ._content import BASE62, BASE64, arguments, opaque, prose, spell, tool_names
 
-__all__ = ["CALL_KINDS", "STREAMED", "STATUS_EVENTS", "call_of", "client_items",
-           "hosted_items"]
+__all__ = ["CALL_KINDS", "ITEM_SLOTS", "PAD_CUT", "STREAMED", "STATUS_EVENTS", "call_of",
+           "client_items", "command_pieces", "draw_client", "draw_hosted", "hosted_items",
+           "name_calls", "name_items"]
 
 HEX = string.digits + "abcdef"
-CALL_IDS = token(BASE62, 24).map("call_".__add__)
-
-
-@built_once
-def _ids(prefix: str) -> st.SearchStrategy[str]:
-    return token(HEX, 48).map(prefix.__add__)
-
+HOSTED_CALL = "call_sh"  # the prefix of a hosted shell's call id: never equal to a client's
+# prefix of a placeholder id -> (alphabet, size) of the token `name_calls` spells after it
+_CALL_TOKENS = {"call_": (BASE62, 24), HOSTED_CALL: (HEX, 24)}
+_ITEM_TOKEN = (HEX, 48)
 
 #: client-run item type -> the kind of its `ExtractedCall`
 CALL_KINDS = {"function_call": "function", "custom_tool_call": "custom",
@@ -57,99 +60,127 @@ _CUSTOM_INPUTS = st.one_of(
                      "*** Begin Patch\n*** End Patch\n", '{"a": 1}')),
     prose(max_fragments=4),
 )
-_COMMANDS = st.sampled_from(("ls -la", "python -c 'print(1)'", "cat README.md", "echo 'é}'"))
+COMMANDS = ("ls -la", "python -c 'print(1)'", "cat README.md", "echo 'é}'")
+_SEPARATORS = ((", ", ": "), (",", ":"))
+_SHORT_PROSE = prose(max_fragments=2)
+_OUTPUT_PROSE = prose(max_fragments=3)
+_NAMES = st.lists(tool_names(), min_size=1, max_size=2, unique=True)
+_SOME_NAMES = st.lists(tool_names(), max_size=2, unique=True)
+_QUERIES = st.lists(_SHORT_PROSE, min_size=1, max_size=2)
+_IMAGES = opaque(BASE64, max_size=60)
+_COMPACTED = opaque(BASE64, max_size=40)
+
+#: The slots of an item's tape that the items of this module read.
+ITEM_SLOTS = ("client", "hosted", "separators", "ascii", "action", "x", "y", "keys", "key-0",
+              "key-1", "command", "timeout", "commands", "command-0", "command-1", "operation",
+              "web-action", "code", "outputs", "failed", "stdout-0", "stdout-1", "cuts-0",
+              "cuts-1", *(f"cut-{number}-{k}" for number in (0, 1) for k in range(3)))
 
 
-@st.composite
-def _function_call(draw: Callable) -> dict:
-    return {"id": draw(_ids("fc_")), "type": "function_call", "status": "completed",
-            "arguments": dump(draw, draw(arguments())), "call_id": draw(CALL_IDS),
-            "name": draw(tool_names())}
+def _dump(tape: Tape, value: Any) -> str:
+    """`value` written as JSON the way servers write it: spaced or compact, raw or escaped."""
+    return json.dumps(value, separators=tape.pick("separators", _SEPARATORS),
+                      ensure_ascii=tape.flip("ascii"))
 
 
-@st.composite
-def _custom_tool_call(draw: Callable) -> dict:
-    return {"id": draw(_ids("ctc_")), "type": "custom_tool_call", "status": "completed",
-            "call_id": draw(CALL_IDS), "name": draw(tool_names()), "input": draw(_CUSTOM_INPUTS)}
+def _function_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
+    return {"id": "fc_", "type": "function_call", "status": "completed",
+            "arguments": _dump(tape, value), "call_id": "call_", "name": name}
 
 
-_ACTIONS = st.one_of(
-    st.builds(lambda x, y: {"type": "click", "button": "left", "x": x, "y": y},
-              st.integers(0, 1919), st.integers(0, 1079)),
-    st.builds(lambda text: {"type": "type", "text": text}, prose(max_fragments=2)),
-    st.just({"type": "screenshot"}),
-    st.builds(lambda keys: {"type": "keypress", "keys": keys},
-              st.lists(st.sampled_from(("CTRL", "L", "ENTER")), min_size=1, max_size=2)),
-)
+def _custom_tool_call(tape: Tape, value: dict, name: str, extra: str) -> dict:
+    return {"id": "ctc_", "type": "custom_tool_call", "status": "completed",
+            "call_id": "call_", "name": name, "input": extra}
 
 
-@st.composite
-def _computer_call(draw: Callable) -> dict:
-    return {"id": draw(_ids("cu_")), "type": "computer_call", "status": "completed",
-            "call_id": draw(CALL_IDS), "action": draw(_ACTIONS), "pending_safety_checks": []}
+def _action(tape: Tape, text: str) -> dict:
+    kind = tape.below("action", 4)
+    if kind == 0:
+        return {"type": "click", "button": "left", "x": tape.below("x", 240) * 8,
+                "y": tape.below("y", 216) * 5}
+    if kind == 1:
+        return {"type": "type", "text": text}
+    if kind == 2:
+        return {"type": "screenshot"}
+    keys = ("CTRL", "L", "ENTER")
+    return {"type": "keypress",
+            "keys": [tape.pick(f"key-{n}", keys) for n in range(1 + tape.flip("keys"))]}
 
 
-@st.composite
-def _local_shell_call(draw: Callable) -> dict:
-    return {"id": draw(_ids("lsh_")), "type": "local_shell_call", "status": "completed",
-            "call_id": draw(CALL_IDS),
-            "action": {"type": "exec", "command": ["bash", "-lc", draw(_COMMANDS)], "env": {},
-                       "timeout_ms": draw(st.sampled_from((None, 10000))),
+def _computer_call(tape: Tape, value: dict, name: str, extra: str) -> dict:
+    return {"id": "cu_", "type": "computer_call", "status": "completed",
+            "call_id": "call_", "action": _action(tape, extra), "pending_safety_checks": []}
+
+
+def _local_shell_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
+    return {"id": "lsh_", "type": "local_shell_call", "status": "completed",
+            "call_id": "call_",
+            "action": {"type": "exec", "command": ["bash", "-lc", tape.pick("command", COMMANDS)],
+                       "env": {}, "timeout_ms": tape.pick("timeout", (None, 10000)),
                        "user": None, "working_directory": None}}
 
 
-_HOSTED_CALL_IDS = token(HEX, 24).map("call_sh".__add__)  # never equal to a client's
-
-
-@built_once
-@st.composite
-def _shell_call(draw: Callable, hosted: bool = False) -> dict:
-    item = {"id": draw(_ids("shc_" if hosted else "sh_")), "type": "shell_call",
-            "status": "completed", "call_id": draw(_HOSTED_CALL_IDS if hosted else CALL_IDS),
-            "action": {"commands": draw(st.lists(_COMMANDS, min_size=1, max_size=2)),
+def _shell_call(tape: Tape, hosted: bool = False) -> dict:
+    item = {"id": "shc_" if hosted else "sh_", "type": "shell_call",
+            "status": "completed", "call_id": HOSTED_CALL if hosted else "call_",
+            "action": {"commands": [tape.pick(f"command-{n}", COMMANDS)
+                                    for n in range(1 + tape.flip("commands"))],
                        "timeout_ms": None, "max_output_length": None}}
     if hosted:
         item["environment"] = {"type": "container_reference", "container_id": "cntr_abc123"}
     return item
 
 
-_OPERATIONS = st.one_of(
-    st.builds(lambda diff: {"type": "update_file", "path": "src/app.py", "diff": diff},
-              st.sampled_from(("@@\n-a = 1\n+a = 2\n", "@@\n+print('}')\n"))),
-    st.just({"type": "create_file", "path": "notes.md", "diff": "+# Notes\n"}),
-    st.just({"type": "delete_file", "path": "old.txt"}),
-)
+def _client_shell_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
+    return _shell_call(tape)
 
 
-@st.composite
-def _apply_patch_call(draw: Callable) -> dict:
-    return {"id": draw(_ids("apc_")), "type": "apply_patch_call", "status": "completed",
-            "call_id": draw(CALL_IDS), "operation": draw(_OPERATIONS)}
+def command_pieces(tape: Tape, number: int, command: str) -> list[str]:
+    """A shell command cut at up to three points read from the item's tape (the commands
+    come from a short table: their cuts need not cost a drawn value)."""
+    span = min(len(command), 255) + 1
+    points = sorted(tape.below(f"cut-{number % 2}-{k}", span)
+                    for k in range(tape.below(f"cuts-{number % 2}", 4)))
+    return cut(command, points, allow_empty=False)
 
 
-@st.composite
-def _picked(draw: Callable, choices: tuple) -> dict | list:
-    """One of `choices`, each about equally often (`st.one_of` over many branches favours
-    some); shrinks toward the first."""
-    return draw(draw(st.sampled_from(choices)))
+_OPERATIONS = ({"type": "update_file", "path": "src/app.py", "diff": "@@\n-a = 1\n+a = 2\n"},
+               {"type": "update_file", "path": "src/app.py", "diff": "@@\n+print('}')\n"},
+               {"type": "create_file", "path": "notes.md", "diff": "+# Notes\n"},
+               {"type": "delete_file", "path": "old.txt"})
 
 
-_OTHER_CLIENT = _picked((_custom_tool_call(), _computer_call(), _local_shell_call(),
-                         _shell_call(), _apply_patch_call()))
+def _apply_patch_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
+    return {"id": "apc_", "type": "apply_patch_call", "status": "completed",
+            "call_id": "call_", "operation": dict(tape.pick("operation", _OPERATIONS))}
 
 
-@st.composite
-def _client(draw: Callable) -> dict:
-    return draw(_OTHER_CLIENT) if draw(st.booleans()) else draw(_FUNCTION_CALLS)
+# (what the kind draws of its own, how it is built): a function call as often as every other
+# kind together, the others about equally often.
+_CLIENT_KINDS = ((None, _function_call),) * 5 + (
+    (_CUSTOM_INPUTS, _custom_tool_call), (_SHORT_PROSE, _computer_call),
+    (None, _local_shell_call), (None, _client_shell_call), (None, _apply_patch_call))
 
 
-_FUNCTION_CALLS = _function_call()
-_CLIENT = _client()
+def draw_client(draw: Callable, tape: Tape) -> dict:
+    """One client-run call item (ids left as their prefixes).
+
+    The kind is read from the item's tape, drawn first in the item's span; then come the
+    kind's own draws (a custom tool's input, a computer call's text), then what a function
+    call draws (arguments and a name), drawn by every kind, and in its events one cut
+    (`PAD_CUT` where the item streams no field). So a function call is the shortest client
+    call, which Hypothesis shrinks toward, and a kind lowered to a function call loses just
+    the draws right after the tape (the ones Hypothesis deletes when a lowered value makes
+    a case shorter)."""
+    own, build = tape.pick("client", _CLIENT_KINDS)
+    extra = None if own is None else draw(own)
+    value, name = draw(arguments()), draw(tool_names())
+    return build(tape, value, name, extra)
 
 
-def client_items() -> st.SearchStrategy[dict]:
-    """One client-run call item: a function call as often as every other kind together."""
-    return _CLIENT
+#: What a client call that streams no field draws in its events in place of the cut of a
+#: function call's `{}` (see `draw_client`).
+PAD_CUT = cut_points(2)
 
 
 def call_of(item: dict) -> ExtractedCall:
@@ -166,100 +197,138 @@ def call_of(item: dict) -> ExtractedCall:
 
 # --- provider-run items ------------------------------------------------------------------------
 
-@st.composite
-def _web_search_call(draw: Callable) -> list[dict]:
-    action = draw(st.one_of(
-        st.builds(lambda q: {"type": "search", "query": q, "sources": None},
-                  prose(max_fragments=2)),
-        st.just({"type": "open_page", "url": "https://example.com/"}),
-    ))
-    return [{"id": draw(_ids("ws_")), "type": "web_search_call", "status": "completed",
-             "action": action}]
+def _web_search_call(draw: Callable, tape: Tape) -> list[dict]:
+    query = draw(_SHORT_PROSE)
+    action = ({"type": "search", "query": query, "sources": None} if not tape.flip("web-action")
+              else {"type": "open_page", "url": "https://example.com/"})
+    return [{"id": "ws_", "type": "web_search_call", "status": "completed", "action": action}]
 
 
-@st.composite
-def _file_search_call(draw: Callable) -> list[dict]:
-    return [{"id": draw(_ids("fs_")), "type": "file_search_call", "status": "completed",
-             "queries": draw(st.lists(prose(max_fragments=2), min_size=1, max_size=2)),
-             "results": None}]
+def _file_search_call(draw: Callable, tape: Tape) -> list[dict]:
+    return [{"id": "fs_", "type": "file_search_call", "status": "completed",
+             "queries": draw(_QUERIES), "results": None}]
 
 
-@st.composite
-def _code_interpreter_call(draw: Callable) -> list[dict]:
-    return [{"id": draw(_ids("ci_")), "type": "code_interpreter_call", "status": "completed",
-             "code": draw(st.sampled_from(("print(1 + 1)", "import json\nprint('{')"))),
+def _code_interpreter_call(draw: Callable, tape: Tape) -> list[dict]:
+    return [{"id": "ci_", "type": "code_interpreter_call", "status": "completed",
+             "code": tape.pick("code", ("print(1 + 1)", "import json\nprint('{')")),
              "container_id": "cntr_abc123",
-             "outputs": draw(st.sampled_from((None, [{"type": "logs", "logs": "2\n"}])))}]
+             "outputs": None if not tape.flip("outputs") else [{"type": "logs", "logs": "2\n"}]}]
 
 
-@st.composite
-def _image_generation_call(draw: Callable) -> list[dict]:
-    return [{"id": draw(_ids("ig_")), "type": "image_generation_call", "status": "completed",
-             "result": draw(opaque(BASE64, max_size=60))}]
+def _image_generation_call(draw: Callable, tape: Tape) -> list[dict]:
+    return [{"id": "ig_", "type": "image_generation_call", "status": "completed",
+             "result": draw(_IMAGES)}]
 
 
-@st.composite
-def _mcp_call(draw: Callable) -> list[dict]:
-    failed = draw(st.booleans())
-    return [{"id": draw(_ids("mcp_")), "type": "mcp_call", "name": draw(tool_names()),
-             "server_label": "deepwiki", "arguments": dump(draw, draw(arguments())),
-             "output": None if failed else draw(prose(max_fragments=3)),
+def _mcp_call(draw: Callable, tape: Tape) -> list[dict]:
+    name, value = draw(tool_names()), draw(arguments())
+    output = draw(_OUTPUT_PROSE)  # drawn whether it failed or not
+    failed = tape.flip("failed")
+    return [{"id": "mcp_", "type": "mcp_call", "name": name,
+             "server_label": "deepwiki", "arguments": _dump(tape, value),
+             "output": None if failed else output,
              "error": {"type": "http_error", "code": 502, "message": "Bad Gateway"}
              if failed else None,
              "status": "failed" if failed else "completed"}]
 
 
-@st.composite
-def _mcp_list_tools(draw: Callable) -> list[dict]:
-    names = draw(st.lists(tool_names(), min_size=1, max_size=2, unique=True))
-    failed = draw(st.booleans())
-    return [{"id": draw(_ids("mcpl_")), "type": "mcp_list_tools", "server_label": "deepwiki",
+def _mcp_list_tools(draw: Callable, tape: Tape) -> list[dict]:
+    names = draw(_NAMES)
+    failed = tape.flip("failed")
+    return [{"id": "mcpl_", "type": "mcp_list_tools", "server_label": "deepwiki",
              "tools": [] if failed else [{"name": name, "input_schema": {"type": "object"},
                                           "description": None, "annotations": None}
                                          for name in names],
              "error": "server unreachable" if failed else None}]
 
 
-@st.composite
-def _mcp_approval_request(draw: Callable) -> list[dict]:
-    return [{"id": draw(_ids("mcpr_")), "type": "mcp_approval_request",
-             "name": draw(tool_names()), "server_label": "deepwiki",
-             "arguments": dump(draw, draw(arguments()))}]
+def _mcp_approval_request(draw: Callable, tape: Tape) -> list[dict]:
+    name, value = draw(tool_names()), draw(arguments())
+    return [{"id": "mcpr_", "type": "mcp_approval_request", "name": name,
+             "server_label": "deepwiki", "arguments": _dump(tape, value)}]
 
 
-@st.composite
-def _tool_search(draw: Callable) -> list[dict]:
-    query = draw(prose(max_fragments=2))
+def _tool_search(draw: Callable, tape: Tape) -> list[dict]:
+    query = draw(_SHORT_PROSE)
     tools = [{"type": "function", "name": name, "description": None,
               "parameters": {"type": "object", "properties": {}}, "strict": False}
-             for name in draw(st.lists(tool_names(), max_size=2, unique=True))]
-    return [{"id": draw(_ids("tsc_")), "type": "tool_search_call", "status": "completed",
+             for name in draw(_SOME_NAMES)]
+    return [{"id": "tsc_", "type": "tool_search_call", "status": "completed",
              "execution": "server", "arguments": {"query": query}, "call_id": None},
-            {"id": draw(_ids("tso_")), "type": "tool_search_output", "status": "completed",
+            {"id": "tso_", "type": "tool_search_output", "status": "completed",
              "execution": "server", "tools": tools, "call_id": None}]
 
 
-@st.composite
-def _compaction(draw: Callable) -> list[dict]:
-    return [{"id": draw(_ids("cmp_")), "type": "compaction",
-             "encrypted_content": "gAAAAA" + draw(opaque(BASE64, max_size=40))}]
+def _compaction(draw: Callable, tape: Tape) -> list[dict]:
+    return [{"id": "cmp_", "type": "compaction",
+             "encrypted_content": "gAAAAA" + draw(_COMPACTED)}]
 
 
-@st.composite
-def _hosted_shell(draw: Callable) -> list[dict]:
+def _hosted_shell(draw: Callable, tape: Tape) -> list[dict]:
     """A shell call run in a hosted container, and the output OpenAI wrote for it."""
-    call = draw(_shell_call(hosted=True))
-    output = {"id": draw(_ids("sho_")), "type": "shell_call_output", "status": "completed",
+    call = _shell_call(tape, hosted=True)
+    output = {"id": "sho_", "type": "shell_call_output", "status": "completed",
               "call_id": call["call_id"], "max_output_length": None,
-              "output": [{"stdout": draw(st.sampled_from(("", "ok\n", "é\n"))), "stderr": "",
+              "output": [{"stdout": tape.pick(f"stdout-{n}", ("", "ok\n", "é\n")), "stderr": "",
                           "outcome": {"type": "exit", "exit_code": 0}}
-                         for _ in call["action"]["commands"]]}
+                         for n, _ in enumerate(call["action"]["commands"])]}
     return [call, output]
 
 
-_HOSTED = _picked((_web_search_call(), _file_search_call(), _code_interpreter_call(),
-                   _image_generation_call(), _mcp_call(), _mcp_list_tools(),
-                   _mcp_approval_request(), _tool_search(), _compaction(), _hosted_shell()))
+_HOSTED_KINDS = (_web_search_call, _file_search_call, _code_interpreter_call,
+                 _image_generation_call, _mcp_call, _mcp_list_tools, _mcp_approval_request,
+                 _tool_search, _compaction, _hosted_shell)
+
+
+def draw_hosted(draw: Callable, tape: Tape) -> list[dict]:
+    """The items of one provider-run tool use (one item, or a call and its output), each
+    kind about equally often; ids left as their prefixes."""
+    return tape.pick("hosted", _HOSTED_KINDS)(draw, tape)
+
+
+def _token(alphabet_size: tuple, number: int, opaque: int) -> str:
+    alphabet, size = alphabet_size
+    value = (opaque + number) % len(alphabet) ** size
+    return f"{value:0{size}x}" if alphabet == HEX else spell(value, alphabet, size)
+
+
+def name_items(items: list[dict], first: int, opaque: int) -> None:
+    """Spell the ids of `items` (in place, after their prefixes) from the stream's `opaque`
+    number, numbered from `first`: items numbered apart never share an id."""
+    for number, item in enumerate(items, first):
+        item["id"] += _token(_ITEM_TOKEN, number, opaque)
+
+
+def name_calls(items: list[dict], number: int, opaque: int) -> None:
+    """Spell the call ids of `items` (in place): the `call_` and `call_sh` placeholders,
+    which a hosted call and its output share, get the token numbered `number`."""
+    for item in items:
+        if item.get("call_id") in _CALL_TOKENS:
+            item["call_id"] += _token(_CALL_TOKENS[item["call_id"]], number, opaque)
+
+
+_ITEM_TAPES = tapes(ITEM_SLOTS)
+_OPAQUE = st.integers(0, 2**192 - 1)
+
+
+@st.composite
+def _named(draw: Callable, pick: Callable) -> list[dict]:
+    tape, number = draw(_ITEM_TAPES), draw(_OPAQUE)
+    items = pick(draw, tape)
+    items = items if isinstance(items, list) else [items]
+    name_items(items, 0, number)
+    name_calls(items, 0, number)
+    return items
+
+
+_CLIENT = _named(draw_client).map(lambda items: items[0])
+_HOSTED = _named(draw_hosted)
+
+
+def client_items() -> st.SearchStrategy[dict]:
+    """One client-run call item: a function call as often as every other kind together."""
+    return _CLIENT
 
 
 def hosted_items() -> st.SearchStrategy[list[dict]]:
