@@ -56,11 +56,14 @@ def round_trip(subject: Subject) -> None:
     check_each(round_trip, subject, generator, prop)
 
 
+_SPACES = st.sampled_from(("", " ", "\n"))
+
+
 @st.composite
 def _one_call_in_prose(draw) -> tuple:
     call = draw(simple_calls(max_size=1))[0]
     before, after = draw(plain_prose), draw(plain_prose)
-    lead, tail = draw(st.sampled_from(("", " ", "\n"))), draw(st.sampled_from(("", " ", "\n")))
+    lead, tail = draw(_SPACES), draw(_SPACES)
     return call, before + lead, tail + after
 
 

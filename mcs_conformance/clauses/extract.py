@@ -10,6 +10,7 @@ from mcs_reference.calls import ExtractedCall
 
 from ..wires import pieces
 from ..wires._base import draw_pieces
+from ..wires._content import one_of_these
 from ._registry import Subject, clause
 from .malformed_calls import bad_call, cut_by_max_tokens, malformed_message
 from ._run import (
@@ -71,9 +72,9 @@ def _guarded(subject: Subject) -> bool:
 @st.composite
 def _guarded_messages(draw) -> tuple:
     """An OpenAI message whose tool_calls key is null or [] and whose content holds calls."""
-    codec = draw(st.sampled_from(("json", "hermes")))
+    codec = draw(one_of_these(("json", "hermes")))
     message = copy_json(draw(text_wire_of(codec).messages(min_calls=1)))  # OpenAI-shaped
-    message["tool_calls"] = draw(st.sampled_from((None, [])))
+    message["tool_calls"] = [] if draw(st.booleans()) else None
     return message, codec
 
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ToolCallRecord
 
 from .. import schema
+from ..wires._content import positions
 from ._registry import Subject, clause
 from ._run import (
     REWRITABLE, cases_with_calls, check_each, copy_json, first_difference, show, wire_name,
@@ -29,7 +30,7 @@ def _cases_and_records(draw: Callable, wire_: Any) -> tuple:
     case = draw(cases_with_calls(wire_))
     records = []
     for call in case.calls:
-        if draw(st.integers(0, 4)) == 4:
+        if draw(positions(4)) == 4:
             records.append(ToolCallRecord(call.name, dict(call.arguments), None,
                                           "tool raised ValueError: boom", call.id))
         else:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ..wires._base import draw_pieces
+from ..wires._content import between, one_of_these, positions
 from ._run import copy_json, simple_calls
 
 __all__ = ["BAD_TEXTS", "bad_call", "cut_by_max_tokens", "malformed_message"]
@@ -30,18 +31,18 @@ def malformed_message(draw, wire_) -> tuple:
     """A native message with one call whose arguments are not a JSON object."""
     case = draw(wire_.cases())
     message = copy_json(case.message)
-    name, bad = draw(simple_calls(max_size=1))[0].name, draw(st.sampled_from(BAD_TEXTS))
+    name, bad = draw(simple_calls(max_size=1))[0].name, draw(one_of_these(tuple(BAD_TEXTS)))
     expected = list(case.calls)
     if wire_.name == "openai-chat":
         entries = message.get("tool_calls") or []
-        at = draw(st.integers(0, len(entries)))
+        at = draw(positions(len(entries)))
         entries.insert(at, {"id": "call_bad", "type": "function",
                             "function": {"name": name, "arguments": bad}})
         message["tool_calls"] = entries
         expected.insert(at, bad_call(name, "call_bad"))
     elif wire_.name == "openai-responses":
         output = message["output"]
-        at = draw(st.integers(0, len(output)))
+        at = draw(positions(len(output)))
         output.insert(at, {"type": "function_call", "id": "fc_bad", "status": "completed",
                            "arguments": bad, "call_id": "call_bad", "name": name})
         # the calls before it: every client-run kind counts (case.calls keeps their order)
@@ -70,7 +71,7 @@ def cut_by_max_tokens(draw, wire_) -> tuple:
     index = len(start["message"]["content"])
     call = draw(simple_calls(max_size=1))[0]
     text = json.dumps(call.arguments or {"city": "Paris"})
-    cut = text[: draw(st.integers(1, len(text) - 1))]
+    cut = text[: draw(between(1, len(text) - 1))]
     call_id = "toolu_01" + "A" * 22
     events = [start, {"type": "content_block_start", "index": index,
                       "content_block": {"type": "tool_use", "id": call_id, "name": call.name,

@@ -14,6 +14,7 @@ from hypothesis.stateful import (
 
 from mcs_reference.calls import ExtractedCall
 
+from ..wires._content import positions
 from ._registry import Subject, clause
 from ._run import (
     NATIVE_WIRES, calls_difference, check_each, copy_json, count_example, digest, feed, is_native, on_each, plain_prose,
@@ -277,14 +278,15 @@ def reorder_invariant(subject: Subject) -> None:
             """The stream's message, or one of its chunks, or one of its str deltas."""
             chunks, deltas = list(case.chunks), list(case.deltas or [])
             kinds = ["message"] + ["chunk"] * bool(chunks) + ["delta"] * bool(deltas)
-            kind = data.draw(st.sampled_from(kinds))
+            # Cached index generators: one built inside each step is validated each time.
+            kind = kinds[data.draw(positions(len(kinds) - 1))]
             if kind == "message":
                 self._resolve(case.message, True, f"the {case.wire} message")
             elif kind == "chunk":
-                index = data.draw(st.integers(0, len(chunks) - 1))
+                index = data.draw(positions(len(chunks) - 1))
                 self._resolve(chunks[index], False, f"{case.wire} chunk {index}")
             else:
-                index = data.draw(st.integers(0, len(deltas) - 1))
+                index = data.draw(positions(len(deltas) - 1))
                 self._resolve(deltas[index], True, f"{case.wire} str delta {index}")
 
     Chains._hypothesis_internal_add_digest = digest(reorder_invariant, subject)

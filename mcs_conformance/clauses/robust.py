@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ToolCallRecord
 
+from ..wires._content import one_of_these, positions
 from ._registry import Subject, clause
 from ._run import check_each, copy_json, first_difference, show, stream_of
 
@@ -55,17 +56,19 @@ def _where(exc: BaseException) -> str:
     return f" (raised at {last.filename.rsplit('/', 1)[-1]}:{last.lineno} in {last.name})"
 
 
+_SPOILS = ("replace a chunk with garbage", "insert garbage", "truncate", "duplicate a chunk",
+           "move a chunk", "delete a field of a chunk", "retype a field of a chunk",
+           "spoil the message")
+
+
 @st.composite
 def _mutated(draw: Callable, subject: Subject) -> tuple:
     """A stream or a message of the subject's wire spoiled in one drawn way."""
     case = draw(subject.wire.cases())
     chunks = [copy_json(chunk) for chunk in stream_of(subject, case)]
-    kinds = ["replace a chunk with garbage", "insert garbage", "truncate", "duplicate a chunk",
-             "move a chunk", "delete a field of a chunk", "retype a field of a chunk",
-             "spoil the message"]
-    kind = draw(st.sampled_from(kinds))
+    kind = draw(one_of_these(_SPOILS))
     message = copy_json(case.message)
-    where = draw(st.integers(0, max(len(chunks) - 1, 0)))
+    where = draw(positions(max(len(chunks) - 1, 0)))
     said = kind
     if kind == "replace a chunk with garbage" and chunks:
         chunks[where] = draw(st.one_of(_not_containers, _garbage))
@@ -77,19 +80,19 @@ def _mutated(draw: Callable, subject: Subject) -> tuple:
         chunks = chunks[:where]
         said = f"stream cut after {where} chunks"
     elif kind == "duplicate a chunk" and chunks:
-        to = draw(st.integers(0, len(chunks)))
+        to = draw(positions(len(chunks)))
         chunks.insert(to, copy_json(chunks[where]))
         said = f"chunk {where} repeated at {to}"
     elif kind == "move a chunk" and chunks:
         moved = chunks.pop(where)
-        to = draw(st.integers(0, len(chunks)))
+        to = draw(positions(len(chunks)))
         chunks.insert(to, moved)
         said = f"chunk {where} moved to {to}"
     elif kind in ("delete a field of a chunk", "retype a field of a chunk", "spoil the message"):
         target = message if kind == "spoil the message" else (chunks[where] if chunks else None)
         paths = _paths(target)
         if paths:
-            path = paths[draw(st.integers(0, len(paths) - 1))]
+            path = paths[draw(positions(len(paths) - 1))]
             parent = _parent(target, path)
             if kind == "retype a field of a chunk" or draw(st.booleans()):
                 parent[path[-1]] = draw(_garbage)

@@ -188,8 +188,9 @@ def native_wire(name: str, messages: Callable[..., st.SearchStrategy],
     return Wire(
         name=name,
         strategy_names=frozenset({name}),
-        messages=lambda **opts: messages(**{**counts, **opts}),
-        cases=lambda **opts: cases(**{**options, **opts}),
+        # Built once per set of options: clauses ask for `wire.cases()` inside their draws.
+        messages=built_once(lambda **opts: messages(**{**counts, **opts})),
+        cases=built_once(lambda **opts: cases(**{**options, **opts})),
         chunk_schema=f"{name}.chunk.json",
         message_schema=f"{name}.message.json",
         request_schema=f"{name}.request.json",

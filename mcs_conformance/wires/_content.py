@@ -235,3 +235,15 @@ PLACES = st.integers(0, 3)
 def positions(limit: int) -> st.SearchStrategy[int]:
     """An index in `0..limit` (cached: the wires draw many)."""
     return st.integers(0, limit)
+
+
+@lru_cache(maxsize=256)
+def between(least: int, most: int) -> st.SearchStrategy[int]:
+    """A number in `least..most`, cached like `positions`."""
+    return st.integers(least, most)
+
+
+@lru_cache(maxsize=None)
+def one_of_these(options: tuple) -> st.SearchStrategy:
+    """`st.sampled_from(options)` built once per tuple of options."""
+    return st.sampled_from(options)

@@ -147,8 +147,9 @@ def make_wire(codec: Any = None, **options: Any) -> Wire:
     return Wire(
         name=NAME,
         strategy_names=frozenset(),
-        messages=lambda **opts: messages(**{"codec": codec, **counts, **opts}),
-        cases=lambda **opts: cases(**{"codec": codec, **options, **opts}),
+        # Built once per set of options: clauses ask for `wire.cases()` inside their draws.
+        messages=built_once(lambda **opts: messages(**{"codec": codec, **counts, **opts})),
+        cases=built_once(lambda **opts: cases(**{"codec": codec, **options, **opts})),
         chunk_schema="openai-chat.chunk.json",
         message_schema="text.message.json",
         request_schema="text.request.json",
