@@ -20,7 +20,7 @@ from ._base import Tape, tapes
 from ._content import BASE62, BASE64, opaque, prose, spell, token
 
 __all__ = ["CITATION_SLOTS", "OPAQUE", "SEGMENT_SLOTS", "SERVER_TOOLS", "citations", "cited",
-           "segment", "server_ids", "server_segments", "tape_index"]
+           "segment", "server_ids", "server_segments"]
 
 server_ids = token(BASE62, 24).map("srvtoolu_01".__add__)
 #: The opaque values of one block or segment (its ids), read from one drawn number.
@@ -184,21 +184,13 @@ CITATION_SLOTS = ("citations", *(f"cite-{k}-{part}" for k in range(2)
                                  for part in ("kind", "number", "from", "from+", "to", "to+")))
 
 
-def tape_index(tape: Tape, slot: str, count: int) -> int:
-    """`tape.below(slot, count)` for any count below 65536: beyond 256, the slots `slot`
-    and `slot+` read as one 16-bit number, so that every position can be drawn."""
-    if count <= 256:
-        return tape.below(slot, count)
-    return (tape.below(slot, 256) << 8 | tape.below(slot + "+", 256)) * count >> 16
-
-
 def cited(tape: Tape, text: str) -> list[dict]:
     """One or two citations of a text block, read from `tape`: each quotes a piece of
     `text` (the source it supports is not drawn: no reader compares the two)."""
     out = []
     for k in range(1 + tape.below("citations", 2)):
-        start = tape_index(tape, f"cite-{k}-from", len(text) + 1)
-        end = start + tape_index(tape, f"cite-{k}-to", len(text) - start + 1)
+        start = tape.at(f"cite-{k}-from", len(text) + 1)
+        end = start + tape.at(f"cite-{k}-to", len(text) - start + 1)
         out.append(_cite(tape.pick(f"cite-{k}-kind", CITATION_TYPES), text[start:end],
                          tape.below(f"cite-{k}-number", 41)))
     return out

@@ -16,7 +16,6 @@ from hypothesis.errors import InvalidArgument
 from mcs_reference.calls import ExtractedCall
 
 
-
 @dataclass(frozen=True)
 class Case:
     """One generated stream and the truth about it.
@@ -218,6 +217,13 @@ class Tape:
         """A number in `0..count-1` (count at most 256), 0 when shrunk: scaled, not taken
         modulo, so that a lower byte never means a later option and shrinking goes down."""
         return self.codes[self.slots[slot]] * count >> 8
+
+    def at(self, slot: str, count: int) -> int:
+        """`below` for any count under 65536: beyond 256, the slots `slot` and `slot+` read
+        as one 16-bit number, so that every position of a long text can come out."""
+        if count <= 256:
+            return self.below(slot, count)
+        return (self.below(slot, 256) << 8 | self.below(slot + "+", 256)) * count >> 16
 
     def flip(self, slot: str) -> bool:
         return self.below(slot, 2) == 1

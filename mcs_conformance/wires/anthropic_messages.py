@@ -34,8 +34,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall, call_from_object
 
 from . import provider_errors
-from ._anthropic_server import (CITATION_SLOTS, OPAQUE, SEGMENT_SLOTS, cited, segment,
-                                tape_index)
+from ._anthropic_server import CITATION_SLOTS, OPAQUE, SEGMENT_SLOTS, cited, segment
 from .quirks import allowed_quirks, maybe
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
@@ -243,7 +242,7 @@ def _draw_block_stream(draw: Callable, block: dict, max_cuts: int, quirks: froze
         deltas = [{"type": "text_delta", "text": part}
                   for part in draw_pieces(draw, block["text"], max_cuts=max_cuts)]
         cites = block.get("citations", ())  # each citation before the text it supports
-        places = sorted(tape_index(tape, f"cite-{k}-at", len(deltas) + 1)
+        places = sorted(tape.at(f"cite-{k}-at", len(deltas) + 1)
                         for k in range(len(cites)))
         for offset, (place, citation) in enumerate(zip(places, cites)):
             deltas.insert(place + offset,
@@ -310,7 +309,7 @@ def _cut(message: dict, streams: list, tape: Tape) -> tuple[dict, list]:
     text = "".join(fragments)
     if not text:  # `{}` sent as "": the cut one sends its "{"
         fragments, text = ["{}"], "{}"
-    cut = 1 + tape_index(tape, "cut-at", len(text) - 1)  # keeps the "{", never the last "}"
+    cut = 1 + tape.at("cut-at", len(text) - 1)  # keeps the "{", never the last "}"
     kept, length = [], 0
     for fragment in fragments:
         if length >= cut:
@@ -358,7 +357,7 @@ def _events_of(message: dict, streams: list, pings: bool, quirks: frozenset, cut
     events.append({"type": "message_stop"})
     if pings and "pings" in quirks:  # anywhere after message_start, rarely after message_stop
         for number in range(tape.below("pings", PINGS + 1)):
-            events.insert(1 + tape_index(tape, f"ping-{number}-at", len(events)), {"type": "ping"})
+            events.insert(1 + tape.at(f"ping-{number}-at", len(events)), {"type": "ping"})
     return events
 
 
@@ -451,7 +450,7 @@ def _draw_error_case(draw: Callable, message: dict, chunks: list, tape: Tape) ->
     an `error` event."""
     cuts = [number + 1 for number, chunk in enumerate(chunks)
             if chunk["type"] in ("message_start", "content_block_stop", "message_delta")]
-    at = cuts[tape_index(tape, "error-at", len(cuts))]
+    at = cuts[tape.at("error-at", len(cuts))]
     form, error = draw(_ERRORS)
     tail, error = provider_errors.error_tail(NAME, form, error)
     prefix = chunks[:at]

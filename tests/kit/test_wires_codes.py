@@ -94,3 +94,11 @@ def test_prose_and_names_keep_their_shapes(some, any_text, name):
 
 def test_prose_shrinks_to_the_empty_text():
     assert find(prose(), lambda text: True, settings=settings(database=None)) == ""
+
+
+def test_a_wide_tape_position_reaches_every_end_of_a_long_text():
+    count = 1000
+    read = {Tape({"at": 0, "at+": 1}, bytes([high, low])).at("at", count)
+            for high in range(256) for low in (0, 255)}
+    assert min(read) == 0 and max(read) == count - 1 and len(read) > 500
+    assert Tape({"at": 0}, bytes([255])).at("at", 200) == 199  # short counts read one slot
