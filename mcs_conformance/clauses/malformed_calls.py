@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ..wires._base import draw_pieces
-from ..wires._content import between, one_of_these, positions
+from ..wires._content import one_of_these, positions
 from ._run import copy_json, simple_calls
 
 __all__ = ["BAD_TEXTS", "bad_call", "cut_by_max_tokens", "malformed_message"]
@@ -71,7 +71,7 @@ def cut_by_max_tokens(draw, wire_) -> tuple:
     index = len(start["message"]["content"])
     call = draw(simple_calls(max_size=1))[0]
     text = json.dumps(call.arguments or {"city": "Paris"})
-    cut = text[: draw(between(1, len(text) - 1))]
+    cut = text[: draw(st.integers(1, len(text) - 1))]
     call_id = "toolu_01" + "A" * 22
     events = [start, {"type": "content_block_start", "index": index,
                       "content_block": {"type": "tool_use", "id": call_id, "name": call.name,

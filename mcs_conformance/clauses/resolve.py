@@ -278,8 +278,7 @@ def reorder_invariant(subject: Subject) -> None:
             """The stream's message, or one of its chunks, or one of its str deltas."""
             chunks, deltas = list(case.chunks), list(case.deltas or [])
             kinds = ["message"] + ["chunk"] * bool(chunks) + ["delta"] * bool(deltas)
-            # Cached index generators: one built inside each step is validated each time.
-            kind = kinds[data.draw(positions(len(kinds) - 1))]
+            kind = kinds[data.draw(positions(len(kinds) - 1))]  # not a new sampled_from a step
             if kind == "message":
                 self._resolve(case.message, True, f"the {case.wire} message")
             elif kind == "chunk":

@@ -17,14 +17,12 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from ._base import Tape, tapes
-from ._content import BASE62, BASE64, opaque, prose, spell, token
+from ._content import BASE62, BASE64, OPAQUE, opaque, prose, spell, token
 
-__all__ = ["CITATION_SLOTS", "OPAQUE", "SEGMENT_SLOTS", "SERVER_TOOLS", "citations", "cited",
+__all__ = ["CITATION_SLOTS", "SEGMENT_SLOTS", "SERVER_TOOLS", "citations", "cited",
            "segment", "server_ids", "server_segments"]
 
 server_ids = token(BASE62, 24).map("srvtoolu_01".__add__)
-#: The opaque values of one block or segment (its ids), read from one drawn number.
-OPAQUE = st.integers(0, 2**192 - 1)
 _TEXTS = prose(max_fragments=3)  # a query, a fetched page, a viewed file
 _BLOBS = opaque(BASE64, max_size=40)  # encrypted content or stdout
 _URLS = ("https://example.com/", "https://en.wikipedia.org/wiki/Tokyo",

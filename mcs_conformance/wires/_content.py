@@ -240,19 +240,22 @@ def interleave(texts: list, placed: list[tuple[Any, int]]) -> list:
 PLACES = st.integers(0, 3)
 
 
+_SPREAD = 0x9E3779B97F4A7C15F39CC0605CEDC8341082276BF3A27251  # odd: a one-to-one spread
+#: The opaque values of one stream, item or block (ids, times, usage counters), read from
+#: one drawn number: no clause looks inside them, so they need not cost a value each.
+#: Hypothesis draws most such numbers below 2**48, so the number is spread over all its
+#: 192 bits (0 stays 0: the simplest stream's ids are all zeros, as when drawn apart).
+OPAQUE = st.integers(0, 2**192 - 1).map(lambda number: number * _SPREAD % 2**192)
+
+
 @lru_cache(maxsize=256)
 def positions(limit: int) -> st.SearchStrategy[int]:
     """An index in `0..limit` (cached: the wires draw many)."""
     return st.integers(0, limit)
 
 
-@lru_cache(maxsize=256)
-def between(least: int, most: int) -> st.SearchStrategy[int]:
-    """A number in `least..most`, cached like `positions`."""
-    return st.integers(least, most)
-
-
 @lru_cache(maxsize=None)
 def one_of_these(options: tuple) -> st.SearchStrategy:
-    """`st.sampled_from(options)` built once per tuple of options."""
+    """`st.sampled_from(options)` built once per tuple of options (Hypothesis caches the
+    generators `st.integers` and `st.binary` make, not those of `st.sampled_from`)."""
     return st.sampled_from(options)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ._base import Tape, cut, cut_points, tapes
-from ._content import BASE62, BASE64, arguments, opaque, prose, spell, tool_names
+from ._content import BASE62, BASE64, OPAQUE, arguments, opaque, prose, spell, tool_names
 
 __all__ = ["CALL_KINDS", "ITEM_SLOTS", "PAD_CUT", "STREAMED", "STATUS_EVENTS", "call_of",
            "client_items", "command_pieces", "draw_client", "draw_hosted", "hosted_items",
@@ -309,12 +309,11 @@ def name_calls(items: list[dict], number: int, opaque: int) -> None:
 
 
 _ITEM_TAPES = tapes(ITEM_SLOTS)
-_OPAQUE = st.integers(0, 2**192 - 1)
 
 
 @st.composite
 def _named(draw: Callable, pick: Callable) -> list[dict]:
-    tape, number = draw(_ITEM_TAPES), draw(_OPAQUE)
+    tape, number = draw(_ITEM_TAPES), draw(OPAQUE)
     items = pick(draw, tape)
     items = items if isinstance(items, list) else [items]
     name_items(items, 0, number)

@@ -34,11 +34,11 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall, call_from_object
 
 from . import provider_errors
-from ._anthropic_server import CITATION_SLOTS, OPAQUE, SEGMENT_SLOTS, cited, segment
+from ._anthropic_server import CITATION_SLOTS, SEGMENT_SLOTS, cited, segment
 from .quirks import allowed_quirks, maybe
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
-from ._content import BASE62, arguments, interleave, opaque, prose, spell, tool_names
+from ._content import BASE62, OPAQUE, arguments, interleave, opaque, prose, spell, tool_names
 
 __all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
            "messages"]

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ._base import NATIVE_OPTIONS, Case, Tape, Wire, check_options, draw_pieces, native_wire, tapes
-from ._content import SOME_PROSE, arguments, positions, prose, spell, tool_names
+from ._content import OPAQUE, SOME_PROSE, arguments, positions, prose, spell, tool_names
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -77,12 +77,7 @@ _TAPES = tapes((
     "think-tag-in-content", "generation", "model", "done-reason", "calls-in-done-chunk",
     "empty-chunks", "empty-chunk-0-at", "empty-chunk-1-at",
     *(f"call-without-arguments-{slot}" for slot in range(CALL_SLOTS))))
-# The opaque values of one body (call ids, `created_at`, the counters) are read from one
-# drawn number: no clause looks inside them, so they need not cost a value each. Hypothesis
-# draws most such numbers below 2**48, so the number is spread over all its bits first (0
-# stays 0: the simplest body's ids are all `call_aaaaaaaa`, as when each was drawn apart).
-_OPAQUE = st.integers(0, 2**192 - 1)
-_SPREAD = 0x9E3779B97F4A7C15F39CC0605CEDC8341082276BF3A27251  # odd: a one-to-one spread
+# The body's call ids, `created_at` and counters are read from one `OPAQUE` number.
 _COUNTER_TOP = 10**11
 _ID_SPACE = len(_LOWER36) ** 8
 
@@ -133,7 +128,7 @@ def _body(draw: Callable, min_calls: int, max_calls: int,
     # out alike, which is how a client keying calls by id or name gets caught.
     count = min_calls + draw(positions(max_calls - min_calls))
     tape = draw(_TAPES)
-    opaque = draw(_OPAQUE) * _SPREAD % 2**192
+    opaque = draw(OPAQUE)
     thinking = draw(_THINKING)
     content = draw(prose())
     # Drawn whatever the tape decides, so that shrinking the decision shifts no later draw.

@@ -22,8 +22,8 @@ from mcs_reference.calls import ExtractedCall, call_from_json_text
 
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
-from ._content import (BASE62, SOME_PROSE, arguments, positions, prose, spell, tool_names,
-                       unique_tokens)
+from ._content import (BASE62, OPAQUE, SOME_PROSE, arguments, positions, prose, spell,
+                       tool_names, unique_tokens)
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -95,11 +95,6 @@ _SEPARATORS = ((", ", ": "), (",", ":"))
 
 
 @lru_cache(maxsize=None)
-def _counts(least: int, most: int) -> st.SearchStrategy[int]:
-    return st.integers(least, most)
-
-
-@lru_cache(maxsize=None)
 def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
     """`(separators, ensure_ascii)` of one call's arguments text, drawn as one value."""
     return st.sampled_from([(sep, escaped) for escaped in (False, True)[: 1 + escaping]
@@ -111,7 +106,7 @@ def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
 def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
                             allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
-    count = draw(_counts(min_calls, max_calls))
+    count = draw(st.integers(min_calls, max_calls))
     tape = draw(_MESSAGE_TAPES)
     content: str | None = text
     refusal = None
@@ -190,9 +185,6 @@ STREAM_TAPES = tapes((
     "finish-reason-twice", "x-groq-usage", "moderation-chunk", "azure-empty-first-chunk",
     "empty-fragment-at", "more-empty-deltas", "empty-delta-0-at", "empty-delta-0",
     "empty-delta-1-at", "empty-delta-1", *(f"turn-{turn}" for turn in range(TURNS))))
-# The opaque values of one stream (its id, time, fingerprint, obfuscation, usage) are read
-# from one drawn number: no clause looks inside them, so they need not cost a value each.
-_OPAQUE = st.integers(0, 2**192 - 1)
 
 
 def _whole(index: int | None, call: dict) -> dict:
@@ -339,7 +331,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
     tags: set = set()
     tape = tape or draw(STREAM_TAPES)
     # Drawn whatever the tape decides, so that shrinking a decision shifts no later draw.
-    opaque = draw(_OPAQUE)
+    opaque = draw(OPAQUE)
     env, empty_envelope = _envelope(opaque, tape, allowed)
     if empty_envelope:
         tags.add("empty-envelope")

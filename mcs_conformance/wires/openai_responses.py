@@ -26,7 +26,7 @@ from . import provider_errors
 from .quirks import allowed_quirks, maybe
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
-from ._content import BASE62, BASE64, interleave, positions, prose
+from ._content import BASE62, BASE64, OPAQUE, interleave, positions, prose
 from ._responses_items import (CALL_KINDS, ITEM_SLOTS, PAD_CUT, STATUS_EVENTS, STREAMED,
                                call_of, command_pieces, draw_client, draw_hosted, name_calls,
                                name_items)
@@ -89,9 +89,6 @@ _ITEM_TAPES = tapes(ITEM_SLOTS + (
     *(f"{slot}-{part}" for slot in ("refusal", "annotated", "annotations") for part in (0, 1)),
     *(f"{slot}-{part}-{note}" for slot in ("annotation", "end") for part in (0, 1)
       for note in (0, 1))))
-# The opaque values of one stream (its ids, times, usage) are read from one drawn number:
-# no clause looks inside them, so they need not cost a value each.
-_OPAQUE = st.integers(0, 2**192 - 1)
 # The summaries (two at most) and the raw reasoning text of a reasoning item, as one list:
 # a text drawn apart whether sent or not would make the smallest reasoning item costlier
 # to the shrinker than the other items.
@@ -244,7 +241,7 @@ def _draw_output(draw: Callable, tape: Tape, opaque_: int, min_calls: int, max_c
 @st.composite
 def _output(draw: Callable, min_calls: int, max_calls: int) -> dict:
     """A `Response` drawn on its own (no events)."""
-    tape, opaque_ = draw(_STREAM_TAPES), draw(_OPAQUE)
+    tape, opaque_ = draw(_STREAM_TAPES), draw(OPAQUE)
     return _draw_output(draw, tape, opaque_, min_calls, max_calls, None)[0]
 
 
@@ -574,7 +571,7 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so decided after the message a quirk came out absent on some seeds.
     tape = draw(_STREAM_TAPES)
-    opaque_ = draw(_OPAQUE)  # drawn whatever the tape decides
+    opaque_ = draw(OPAQUE)  # drawn whatever the tape decides
     numbered, padded, whole, queued, restart = _options(tape, allowed)
     message, streams = _draw_output(draw, tape, opaque_, min_calls, max_calls,
                                     (max_cuts, padded, whole))

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from mcs_conformance.wires._base import Tape, cut, cut_points, tapes
-from mcs_conformance.wires._content import KEYS, arguments, prose, tool_names
+from mcs_conformance.wires._content import KEYS, OPAQUE, arguments, prose, tool_names
 
 SOME = settings(max_examples=200, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
@@ -102,3 +102,17 @@ def test_a_wide_tape_position_reaches_every_end_of_a_long_text():
             for high in range(256) for low in range(256)}
     assert read == set(range(count))  # every position, the first and the last included
     assert Tape({"at": 0}, bytes([255])).at("at", 200) == 199  # short counts read one slot
+
+
+def test_opaque_numbers_fill_their_high_bits_so_every_field_read_from_them_varies():
+    """Hypothesis draws most big integers below 2**48: unspread, every id or obfuscation
+    read from the high bits would come out the same in most cases."""
+    high = []
+
+    @settings(max_examples=100, database=None, derandomize=True)
+    @given(OPAQUE)
+    def draw(number):
+        high.append(number >> 128)
+
+    draw()
+    assert len(set(high)) > 50, sorted(set(high))[:10]
