@@ -19,7 +19,7 @@ KINDS = ("strategy", "client")  # what a clause certifies: an extraction strateg
 class Subject:
     """The extraction strategy under certification and what the clauses need around it.
 
-    `strategy` is an instance; `make()` builds a fresh one (stateful clauses use it);
+    `strategy` is an instance; `make()` builds a fresh one (for clauses needing one per example);
     `target` is how the user named it (`pkg:Obj`), for reproduce commands; `wire` is the
     `Wire` that generates its streams (None when the kit knows no wire for it).
     A client target has no strategy: `client` is its `clients.runner.ClientRunner`.

@@ -6,18 +6,16 @@ little is never asked. Answers must not depend on the chain's order.
 """
 from __future__ import annotations
 
-from hypothesis import settings
+from typing import Any, Iterator
+
 from hypothesis import strategies as st
-from hypothesis.stateful import (
-    Bundle, RuleBasedStateMachine, initialize, rule, run_state_machine_as_test,
-)
 
 from mcs_reference.calls import ExtractedCall
 
-from ..wires._content import positions
+from ..wires._content import prose
 from ._registry import Subject, clause
 from ._run import (
-    NATIVE_WIRES, calls_difference, check_each, copy_json, count_example, digest, feed, is_native, on_each, plain_prose,
+    NATIVE_WIRES, calls_difference, check_each, copy_json, feed, is_native, on_each,
     other_natives, reference, reference_text, show, stream_of, text_shaped, text_wire_of, wire,
     wire_name,
 )
@@ -172,7 +170,7 @@ def text_never_native(subject: Subject) -> None:
     check_each(text_never_native, subject, generator, prop)
 
 
-# -- reorder invariance (stateful) ---------------------------------------------------------
+# -- reorder invariance ------------------------------------------------------------------
 def _members(subject: Subject) -> list:
     """Fresh strategies for one chain: the other formats' references, the subject, a text one.
 
@@ -212,82 +210,71 @@ def _shape_sources(subject: Subject) -> st.SearchStrategy:
 def reorder_invariant(subject: Subject) -> None:
     from mcs_reference import ExtractionChain
 
-    sources = _shape_sources(subject)
+    # Two streams an example (the subject's own, then any) and two texts, then up to 12
+    # steps over their shapes in any order: drawing a stream is costly, resolving is not.
+    generator = st.tuples(subject.wire.cases(), _shape_sources(subject), prose(), prose(), _PROGRAM)
 
-    class Chains(RuleBasedStateMachine):
-        streams = Bundle("streams")
+    def prop(drawn):
+        *streams, first_text, second_text, program = drawn
+        moving = ExtractionChain(_members(subject), reorder=True)
+        fixed = ExtractionChain(_members(subject), reorder=False)
+        place_moving = {id(s): i for i, s in enumerate(moving.strategies)}
+        place_fixed = {id(s): i for i, s in enumerate(fixed.strategies)}
+        names = [getattr(s, "name", type(s).__name__) for s in fixed.strategies]
+        seen: list = []
 
-        def __init__(self):
-            super().__init__()
-            count_example()
-            self.moving = ExtractionChain(_members(subject), reorder=True)
-            self.fixed = ExtractionChain(_members(subject), reorder=False)
-            self.place_moving = {id(s): i for i, s in enumerate(self.moving.strategies)}
-            self.place_fixed = {id(s): i for i, s in enumerate(self.fixed.strategies)}
-            self.names = [getattr(s, "name", type(s).__name__) for s in self.fixed.strategies]
-            self.seen: list = []
+        def name(place):
+            return "no strategy" if place is None else names[place]
 
-        def _name(self, place):
-            return "no strategy" if place is None else self.names[place]
-
-        def _resolve(self, shape, is_message: bool, what: str) -> None:
-            self.seen.append(shape)
-            moving = self.moving.resolve(shape)
-            fixed = self.fixed.resolve(shape)
-            place_m = None if moving is None else self.place_moving[id(moving)]
-            place_f = None if fixed is None else self.place_fixed[id(fixed)]
-            evidence = {"shapes": list(self.seen)}
+        for shape, is_message, what in _steps(program, streams, (first_text, second_text)):
+            seen.append(shape)
+            got_moving, got_fixed = moving.resolve(shape), fixed.resolve(shape)
+            place_m = None if got_moving is None else place_moving[id(got_moving)]
+            place_f = None if got_fixed is None else place_fixed[id(got_fixed)]
+            evidence = {"shapes": list(seen)}
             if place_m != place_f:
-                order = [getattr(s, "name", "?") for s in self.moving.strategies]
+                order = [getattr(s, "name", "?") for s in moving.strategies]
                 raise reorder_invariant.fail(
-                    f"after {len(self.seen) - 1} earlier shapes, {what} {show(shape)} resolves to "
-                    f"{self._name(place_m)} in the reordering chain (now {order}) but to "
-                    f"{self._name(place_f)} in the fixed one", evidence)
-            if moving is not None and is_message:
-                got_m, got_f = moving.extract(copy_json(shape)), fixed.extract(copy_json(shape))
-                found = calls_difference(got_f, got_m)
+                    f"after {len(seen) - 1} earlier shapes, {what} {show(shape)} resolves to "
+                    f"{name(place_m)} in the reordering chain (now {order}) but to "
+                    f"{name(place_f)} in the fixed one", evidence)
+            if got_moving is not None and is_message:
+                found = calls_difference(got_fixed.extract(copy_json(shape)),
+                                         got_moving.extract(copy_json(shape)))
                 if found:
                     raise reorder_invariant.fail(
-                        f"{what} {show(shape)} resolves to {self._name(place_m)} in both chains, "
+                        f"{what} {show(shape)} resolves to {name(place_m)} in both chains, "
                         f"but extract() differs between the reordering and the fixed chain's "
                         f"instance: {found}", evidence)
 
-        # Two streams per run (the subject's own, then any), then steps over their
-        # shapes in any order: drawing a stream is costly, resolving a shape is not.
-        @initialize(target=streams, case=subject.wire.cases())
-        def first(self, case):
-            return case
+    check_each(reorder_invariant, subject, generator, prop)
 
-        @initialize(target=streams, case=sources)
-        def second(self, case):
-            return case
 
-        @rule(text=plain_prose)
-        def text(self, text):
-            """A str delta, which only text strategies claim."""
-            self._resolve(text, True, "a str delta")
+# Four bytes a step: what (0 none, 1 a str delta, 2 a plain text message, 3 a shape of a
+# stream), which text or stream and which of its shapes, and a position in two bytes. A zero
+# step is no step, so a shrunk program keeps only the steps the failure needs.
+_STEPS = 12
+_PROGRAM = st.binary(min_size=4 * _STEPS, max_size=4 * _STEPS)
 
-        @rule(text=plain_prose)
-        def text_message(self, text):
-            """A plain assistant message: str content, no tool_calls (text by design)."""
+
+def _steps(program: bytes, streams: list, texts: tuple) -> Iterator[tuple[Any, bool, str]]:
+    """The shapes a program resolves in turn: (shape, is it a message, what to call it)."""
+    for at in range(0, len(program) - 3, 4):
+        what, which, high, low = program[at:at + 4]
+        text = texts[which & 1]
+        if what % 4 == 1:  # only text strategies claim a str delta
+            yield text, True, "a str delta"
+        elif what % 4 == 2:  # str content and no tool_calls: text by design
             message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
-            self._resolve(message, True, "a plain text message")
-
-        @rule(case=streams, data=st.data())
-        def resolve(self, case, data):
-            """The stream's message, or one of its chunks, or one of its str deltas."""
+            yield message, True, "a plain text message"
+        elif what % 4 == 3:
+            case = streams[which & 1]
             chunks, deltas = list(case.chunks), list(case.deltas or [])
             kinds = ["message"] + ["chunk"] * bool(chunks) + ["delta"] * bool(deltas)
-            kind = kinds[data.draw(positions(len(kinds) - 1))]  # not a new sampled_from a step
+            kind = kinds[(which >> 1) % len(kinds)]
             if kind == "message":
-                self._resolve(case.message, True, f"the {case.wire} message")
-            elif kind == "chunk":
-                index = data.draw(positions(len(chunks) - 1))
-                self._resolve(chunks[index], False, f"{case.wire} chunk {index}")
-            else:
-                index = data.draw(positions(len(deltas) - 1))
-                self._resolve(deltas[index], True, f"{case.wire} str delta {index}")
-
-    Chains._hypothesis_internal_add_digest = digest(reorder_invariant, subject)
-    run_state_machine_as_test(
-        Chains, settings=settings(stateful_step_count=12, report_multiple_bugs=False))
+                yield case.message, True, f"the {case.wire} message"
+                continue
+            shapes, label = (chunks, "chunk") if kind == "chunk" else (deltas, "str delta")
+            index = ((high << 8) | low) * len(shapes) >> 16
+            yield shapes[index], kind != "chunk", f"{case.wire} {label} {index}"
