@@ -25,6 +25,7 @@ _garbage = st.recursive(
 )
 _not_containers = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
                             st.lists(_garbage, max_size=3))
+_GARBAGE_CHUNKS = st.one_of(_not_containers, _garbage)  # built once: one a draw costs more
 
 
 def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
@@ -71,10 +72,10 @@ def _mutated(draw: Callable, subject: Subject) -> tuple:
     where = draw(positions(max(len(chunks) - 1, 0)))
     said = kind
     if kind == "replace a chunk with garbage" and chunks:
-        chunks[where] = draw(st.one_of(_not_containers, _garbage))
+        chunks[where] = draw(_GARBAGE_CHUNKS)
         said = f"chunk {where} replaced with {show(chunks[where], 60)}"
     elif kind == "insert garbage":
-        chunks.insert(where, draw(st.one_of(_not_containers, _garbage)))
+        chunks.insert(where, draw(_GARBAGE_CHUNKS))
         said = f"{show(chunks[where], 60)} inserted as chunk {where}"
     elif kind == "truncate":
         chunks = chunks[:where]

@@ -545,9 +545,9 @@ def _assembled(chunks: list) -> dict:
     return message
 
 
-@st.composite
 def _error_case(draw: Callable, case: Case) -> Case:
-    """`case` cut after a drawn prefix of its chunks and ended by a provider error."""
+    """`case` cut after a drawn prefix of its chunks and ended by a provider error (a plain
+    function of `draw`: a generator built for each case would cost more than its draws)."""
     cut = draw(positions(min(case.done_at, len(case.chunks))))
     prefix = case.chunks[:cut]
     form, error = draw(error_objects(NAME))
@@ -574,7 +574,7 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
     chunks, more, choices, reasons = stream(draw, message, max_cuts, allowed, max_calls, tape)
     case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)
-    return draw(_error_case(case)) if errors else case
+    return _error_case(draw, case) if errors else case
 
 
 def make_wire(**options: Any) -> Wire:
