@@ -229,6 +229,33 @@ def test_junit_of_a_refused_run_carries_the_failure(broken_run):
     assert suite.get("failures") == "1"
 
 
+# -- which pytest plugins a certification loads ------------------------------------------------
+NOISY_PLUGIN = "def pytest_configure(config):\n    raise RuntimeError('the noisy plugin was loaded')\n"
+
+
+def test_jobs_give_the_same_verdicts_and_no_other_installed_plugin_loads(tmp_path, share_caches, broken_run):
+    """A pytest plugin installed beside the kit (one that fails any run it is loaded in) is
+    left out, and `--jobs 2` (pytest-xdist) gives the verdicts and shrunk counterexample of
+    the run in one process."""
+    share_caches(tmp_path)
+    (tmp_path / "lossy_strategy.py").write_text(textwrap.dedent(LOSSY), "utf-8")
+    (tmp_path / "noisy_plugin.py").write_text(NOISY_PLUGIN, "utf-8")
+    dist = tmp_path / "noisy_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: noisy-plugin\nVersion: 1.0\n", "utf-8")
+    (dist / "entry_points.txt").write_text("[pytest11]\nnoisy = noisy_plugin\n", "utf-8")
+    plain = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+    assert "the noisy plugin was loaded" in plain.stdout + plain.stderr  # it is installed there
+
+    out = tmp_path / "report"
+    done = certify(tmp_path, BROKEN, *COMMON, *CAUGHT, "--jobs", "2", "--out", str(out))
+    assert done.returncode == 1, done.stdout + done.stderr
+    spread, whole = read_report(out), read_report(broken_run[1])
+    assert [(r.clause, r.verdict) for r in spread.results] == [(r.clause, r.verdict) for r in whole.results]
+    assert spread.results[0].counterexample == whole.results[0].counterexample
+
+
 # -- baselines -------------------------------------------------------------------------------
 def test_a_listed_failure_is_accepted_and_marked_expected(workdir):
     baseline = baseline_file(workdir, "accepts.json", {"expected_failures": ["reassembly.round-trip"]})
