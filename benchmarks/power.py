@@ -29,9 +29,10 @@ def _names(folder: str) -> list[str]:
 
 
 def _size(counterexample: object) -> int:
-    """Chunks (strategies) or body pieces (clients) of a shrunk counterexample; 0 if unknown."""
+    """Chunks (strategies), shapes resolved (resolve.reorder-invariant) or body pieces
+    (clients) of a shrunk counterexample; 0 if unknown."""
     if isinstance(counterexample, dict):
-        for key in ("chunks", "pieces"):
+        for key in ("chunks", "shapes", "pieces"):
             if isinstance(counterexample.get(key), list):
                 return len(counterexample[key])
     return 0
