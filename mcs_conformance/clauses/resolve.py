@@ -250,9 +250,9 @@ def reorder_invariant(subject: Subject) -> None:
     check_each(reorder_invariant, subject, generator, prop)
 
 
-# Four bytes a step: what (0 none, 1 a str delta, 2 a plain text message, 3 a shape of a
-# stream), which text or stream and which of its shapes, and a position in two bytes. A zero
-# step is no step, so a shrunk program keeps only the steps the failure needs.
+# Four bytes a step: what, modulo 4 (0 none, 1 a str delta, 2 a plain text message, 3 a
+# shape of a stream), which text or stream and which kind of its shapes, and a position in
+# two bytes. A zero step is no step, so a shrunk program keeps only the steps that matter.
 _STEPS = 12
 _PROGRAM = st.binary(min_size=4 * _STEPS, max_size=4 * _STEPS)
 
