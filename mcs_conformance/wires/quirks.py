@@ -11,12 +11,11 @@ server applies them to the serialized body of the wires whose servers send them
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Iterable
 
 from hypothesis.errors import InvalidArgument
 
 from ._base import Tape
-from ._content import positions
 
 __all__ = ["BODY", "QUIRKS", "Quirk", "allowed_quirks", "maybe", "parse_quirks", "quirk_names"]
 
@@ -165,11 +164,7 @@ def parse_quirks(spec: str) -> frozenset | None:
     return names
 
 
-def maybe(draw: Callable, allowed: frozenset, name: str, odds: int = 2) -> bool:
-    """Whether a case holds quirk `name`: never when not allowed, else one in `odds`; read
-    from a `Tape` (its slot named after the quirk) or drawn. Shrinks toward the absence."""
-    if name not in allowed:
-        return False
-    if isinstance(draw, Tape):
-        return draw.below(name, odds) == odds - 1
-    return draw(positions(odds - 1)) == odds - 1
+def maybe(tape: Tape, allowed: frozenset, name: str, odds: int = 2) -> bool:
+    """Whether a case holds quirk `name`: never when not allowed, else one in `odds`, read
+    from the tape's slot named after the quirk. Shrinks toward the absence."""
+    return name in allowed and tape.below(name, odds) == odds - 1
