@@ -74,15 +74,16 @@ COVERAGE = {
 }
 
 
-@built_once
-@st.composite
-def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
+def _tool_calls(draw: Callable, count: int, allowed: frozenset, tape: Tape) -> tuple[list[dict], set]:
+    """`count` calls; each call's arguments style (spacing, escaping) read from the message's
+    tape, one slot a call (round the clock beyond `STYLES`), not drawn as a value of its own."""
     ids = unique_tokens(draw, count, "call_", BASE62, 24)
+    styles = _call_styles("unicode-escaped-arguments" in allowed)
     calls, tags = [], set()
-    for call_id in ids:
+    for number, call_id in enumerate(ids):
         name = draw(tool_names())
         value = draw(arguments())
-        separators, escaped = draw(_call_styles("unicode-escaped-arguments" in allowed))
+        separators, escaped = tape.pick(f"style-{number % STYLES}", styles)
         text = json.dumps(value, separators=separators, ensure_ascii=escaped)
         if escaped and text != json.dumps(value, separators=separators, ensure_ascii=False):
             tags.add("unicode-escaped-arguments")
@@ -95,10 +96,9 @@ _SEPARATORS = ((", ", ": "), (",", ":"))
 
 
 @lru_cache(maxsize=None)
-def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
-    """`(separators, ensure_ascii)` of one call's arguments text, drawn as one value."""
-    return st.sampled_from([(sep, escaped) for escaped in (False, True)[: 1 + escaping]
-                            for sep in _SEPARATORS])
+def _call_styles(escaping: bool) -> tuple:
+    """The `(separators, ensure_ascii)` a call's arguments text may have, plainest first."""
+    return tuple((sep, escaped) for escaped in (False, True)[: 1 + escaping] for sep in _SEPARATORS)
 
 
 @built_once
@@ -106,8 +106,8 @@ def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
 def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
                             allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
-    count = draw(st.integers(min_calls, max_calls))
     tape = draw(_MESSAGE_TAPES)
+    count = min_calls + tape.at("count", max_calls - min_calls + 1)
     content: str | None = text
     refusal = None
     if count:
@@ -125,7 +125,7 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
                                "annotations": annotations}
     tags: set = set()
     if count:
-        message["tool_calls"], tags = draw(_tool_calls(count, allowed))
+        message["tool_calls"], tags = _tool_calls(draw, count, allowed, tape)
     if maybe(tape, allowed, "reasoning-content", 3):
         message["reasoning_content"] = draw(SOME_PROSE)
         tags.add("reasoning-content")
@@ -173,9 +173,11 @@ def _usage(opaque: int, detailed: bool) -> dict:
     return usage
 
 
-TURNS = 16  # slots for the turns of interleaved calls, reused round the clock beyond
+TURNS = 16  # slots for the turns of interleaved calls or choices, reused round the clock beyond
+STYLES = 8  # slots for the calls' arguments styles, likewise
 # The small decisions of one message, and of one stream (or of one more choice in it).
-_MESSAGE_TAPES = tapes(("content", "refusal", "annotation", "url", "reasoning-content"))
+_MESSAGE_TAPES = tapes(("content", "refusal", "annotation", "url", "reasoning-content", "count",
+                        "count+", *(f"style-{number}" for number in range(STYLES))))
 STREAM_TAPES = tapes((
     "empty-envelope", "model", "system_fingerprint", "usage-details", "service_tier", "usage", "obfuscation",
     "logprobs", "n-choices", "more-choices", "finish-reason", "no-object-field",
@@ -184,7 +186,8 @@ STREAM_TAPES = tapes((
     "interleaved-calls", "fragments-same-chunk", "empty-deltas", "role-merged", "finish",
     "finish-reason-twice", "x-groq-usage", "moderation-chunk", "azure-empty-first-chunk",
     "empty-fragment-at", "more-empty-deltas", "empty-delta-0-at", "empty-delta-0",
-    "empty-delta-1-at", "empty-delta-1", *(f"turn-{turn}" for turn in range(TURNS))))
+    "empty-delta-1-at", "empty-delta-1", *(f"turn-{turn}" for turn in range(TURNS)),
+    *(f"lane-{turn}" for turn in range(TURNS))))
 
 
 def _whole(index: int | None, call: dict) -> dict:
@@ -382,7 +385,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         while any(taken[i] < len(lane) for i, lane in enumerate(lanes)):  # choice i+1 starts
             open_ = [i for i in range(min(started + 1, len(lanes)))  # after choice i did
                      if taken[i] < len(lanes[i])]
-            pick = open_[draw(positions(len(open_) - 1))] if len(open_) > 1 else open_[0]
+            pick = open_[tape.below(f"lane-{len(chunks) % TURNS}", len(open_))]
             delta, logprobs = lanes[pick][taken[pick]]
             taken[pick] += 1
             started = max(started, pick + 1)
