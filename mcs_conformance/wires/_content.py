@@ -44,9 +44,29 @@ def _spelled(codes: bytes) -> str:
     return "".join(FRAGMENTS[code % len(FRAGMENTS)] for code in codes)
 
 
-def _with_free_text(codes: bytes, free: str) -> str:
+@lru_cache(maxsize=None)
+def _free_text(min_size: int, max_size: int) -> st.SearchStrategy[str]:
+    return st.text(_chars, min_size=min_size, max_size=max_size)
+
+
+@lru_cache(maxsize=None)
+def _codes_between(min_size: int, max_size: int) -> st.SearchStrategy[bytes]:
+    return st.binary(min_size=min_size, max_size=max_size)
+
+
+@st.composite
+def _prose(draw: Callable, max_fragments: int, min_size: int) -> str:
+    """One drawn string of codes, spelled, whose first code also says what kind of text it
+    is: fragments only, arbitrary unicode only, or fragments around unicode. Read from a
+    code, the kind costs no value of its own, where `st.one_of` would draw one."""
+    codes = draw(_codes_between(min_size, max_fragments))
+    kind = codes[0] * 3 >> 8 if codes else 0
+    if kind == 1:  # not empty: no codes at all is the empty text
+        return draw(_free_text(max(1, min_size), 40))
+    if kind == 0:
+        return _spelled(codes)
     middle = len(codes) // 2
-    return _spelled(codes[:middle]) + free + _spelled(codes[middle:])
+    return _spelled(codes[:middle]) + draw(_free_text(1, 12)) + _spelled(codes[middle:])
 
 
 @lru_cache(maxsize=None)
@@ -57,12 +77,7 @@ def prose(*, max_fragments: int = 8, min_size: int = 0) -> st.SearchStrategy[str
     empty: the clauses about visible text need text, cut into several deltas, to bite. The
     fragments come from one drawn string of codes, not a list of drawn fragments.
     """
-    codes = st.binary(min_size=min_size, max_size=max(min_size, max_fragments))
-    return st.one_of(
-        codes.map(_spelled),
-        st.text(_chars, min_size=min_size, max_size=40),
-        st.builds(_with_free_text, codes, st.text(_chars, min_size=1, max_size=12)),
-    )
+    return _prose(max(max_fragments, min_size), min_size)
 
 
 NAME_FIRST = string.ascii_letters + "_"

@@ -24,7 +24,7 @@ from mcs_reference.calls import ExtractedCall
 from . import openai_chat
 from ._base import (COUNT_OPTIONS, NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options,
                     check_wire_options, tapes)
-from ._content import FRAGMENTS, arguments, positions, tool_names
+from ._content import FRAGMENTS, arguments, tool_names
 from .quirks import allowed_quirks
 
 __all__ = ["NAME", "case_of", "cases", "make_wire", "messages"]
@@ -48,23 +48,26 @@ CHUNK_QUIRKS = frozenset({"empty-deltas", "usage-only-chunk", "usage-on-finish-c
 # when it was a list of pieces, each a decoy or a few fragments of prose).
 _INERT_TABLE = FRAGMENTS + DECOYS
 _INERT_CODES = st.binary(max_size=12)
-_chars = st.characters(exclude_categories=("Cs",))
+_FREE_TEXT = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=24)
 
 
 def _spelled(codes: bytes) -> str:
     return "".join(_INERT_TABLE[code % len(_INERT_TABLE)] for code in codes)
 
 
-def _with_free_text(codes: bytes, free: str) -> str:
+@st.composite
+def _inert_text(draw: Callable) -> str:
+    """Prose and decoys spelled from one drawn string of codes, the first code also saying
+    whether any unicode text sits in their middle: one or two drawn values, where a list of drawn
+    pieces cost two or three a piece (and `st.one_of` one more for the choice)."""
+    codes = draw(_INERT_CODES)
+    if not codes or codes[0] < 128:
+        return _spelled(codes)
     middle = len(codes) // 2
-    return _spelled(codes[:middle]) + free + _spelled(codes[middle:])
+    return _spelled(codes[:middle]) + draw(_FREE_TEXT) + _spelled(codes[middle:])
 
 
-# Prose and decoys from one drawn string of codes, or around any unicode text: two or three
-# drawn values, where a list of drawn pieces cost two or three a piece.
-_INERT_TEXT = st.one_of(_INERT_CODES.map(_spelled),
-                        st.builds(_with_free_text, _INERT_CODES,
-                                  st.text(_chars, min_size=1, max_size=24)))
+_INERT_TEXT = _inert_text()
 
 
 @built_once
@@ -79,15 +82,15 @@ def _same_calls(found: list, expected: list) -> bool:
     ]
 
 
-# The small decisions of one text: the separators around the calls.
-_TAPES = tapes(("lead", "tail"))
+# The small decisions of one text: how many calls, the separators around them.
+_TAPES = tapes(("lead", "tail", "count", "count+"))
 
 
 def _texts(draw: Callable, tape: Tape, codec: Any, min_calls: int,
            max_calls: int) -> tuple[str, list]:
     """The content text and the calls written in it."""
     check_options(min_calls, max_calls)
-    count = min_calls + draw(positions(max_calls - min_calls))
+    count = min_calls + tape.at("count", max_calls - min_calls + 1)
     calls = [ExtractedCall(draw(tool_names()), draw(arguments())) for _ in range(count)]
     before, after = draw(_inert(codec)), draw(_inert(codec))
     if not calls:
