@@ -101,12 +101,11 @@ def _call_styles(escaping: bool) -> tuple:
     return tuple((sep, escaped) for escaped in (False, True)[: 1 + escaping] for sep in _SEPARATORS)
 
 
-@built_once
-@st.composite
-def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
-                            allowed: frozenset) -> tuple[dict, set]:
-    text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
-    tape = draw(_MESSAGE_TAPES)
+def _message(draw: Callable, tape: Tape, min_calls: int, max_calls: int,
+             allowed: frozenset) -> tuple[dict, set]:
+    """A message and the quirks it holds, its small decisions read from `tape` (one with
+    `MESSAGE_SLOTS`)."""
+    text = draw(prose())  # drawn before the calls, so that shrinking them away keeps the text
     count = min_calls + tape.at("count", max_calls - min_calls + 1)
     content: str | None = text
     refusal = None
@@ -117,9 +116,9 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
         refusal = draw(_REFUSALS)
     annotations = []
     if content and tape.below("annotation", 6) == 5:  # web search models cite their sources
-        end = draw(positions(len(content)))
+        end = tape.at("annotation-end", len(content) + 1)
         annotations.append({"type": "url_citation", "url_citation": {
-            "start_index": draw(positions(end)), "end_index": end,
+            "start_index": tape.at("annotation-start", end + 1), "end_index": end,
             "url": tape.pick("url", URLS), "title": draw(prose(max_fragments=2))}})
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": refusal,
                                "annotations": annotations}
@@ -130,6 +129,14 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
         message["reasoning_content"] = draw(SOME_PROSE)
         tags.add("reasoning-content")
     return message, tags
+
+
+@built_once
+@st.composite
+def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
+                      allowed: frozenset) -> tuple[dict, set]:
+    """`_message` with a tape of its own (another choice's message, or a message alone)."""
+    return _message(draw, draw(_MESSAGE_TAPES), min_calls, max_calls, allowed)
 
 
 @st.composite
@@ -176,9 +183,11 @@ def _usage(opaque: int, detailed: bool) -> dict:
 TURNS = 16  # slots for the turns of interleaved calls or choices, reused round the clock beyond
 STYLES = 8  # slots for the calls' arguments styles, likewise
 # The small decisions of one message, and of one stream (or of one more choice in it).
-_MESSAGE_TAPES = tapes(("content", "refusal", "annotation", "url", "reasoning-content", "count",
-                        "count+", *(f"style-{number}" for number in range(STYLES))))
-STREAM_TAPES = tapes((
+MESSAGE_SLOTS = ("content", "refusal", "annotation", "annotation-end", "annotation-end+",
+                 "annotation-start", "annotation-start+", "url", "reasoning-content", "count",
+                 "count+", *(f"style-{number}" for number in range(STYLES)))
+_MESSAGE_TAPES = tapes(MESSAGE_SLOTS)
+STREAM_SLOTS = (
     "empty-envelope", "model", "system_fingerprint", "usage-details", "service_tier", "usage", "obfuscation",
     "logprobs", "n-choices", "more-choices", "finish-reason", "no-object-field",
     "finish-reason-first-chunk", "role-content", "role-refusal", "no-index", "call-style",
@@ -187,7 +196,10 @@ STREAM_TAPES = tapes((
     "finish-reason-twice", "x-groq-usage", "moderation-chunk", "azure-empty-first-chunk",
     "empty-fragment-at", "more-empty-deltas", "empty-delta-0-at", "empty-delta-0",
     "empty-delta-1-at", "empty-delta-1", *(f"turn-{turn}" for turn in range(TURNS)),
-    *(f"lane-{turn}" for turn in range(TURNS))))
+    *(f"lane-{turn}" for turn in range(TURNS)))
+STREAM_TAPES = tapes(STREAM_SLOTS)
+# One case's: its message's decisions and its stream's, drawn as one value.
+_CASE_TAPES = tapes((*STREAM_SLOTS, *MESSAGE_SLOTS))
 
 
 def _whole(index: int | None, call: dict) -> dict:
@@ -573,8 +585,8 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     allowed = allowed_quirks(NAME, quirks)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so decided after the message a quirk came out absent on some seeds.
-    tape = draw(STREAM_TAPES)
-    message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
+    tape = draw(_CASE_TAPES)
+    message, tags = _message(draw, tape, min_calls, max_calls, allowed)
     chunks, more, choices, reasons = stream(draw, message, max_cuts, allowed, max_calls, tape)
     case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)
     return _error_case(draw, case) if errors else case
