@@ -57,7 +57,7 @@ def _has_request_schema(subject: Subject) -> bool:
 def schema_valid(subject: Subject) -> None:
     strategy = subject.strategy
     request_schema = subject.wire.request_schema
-    schema.validator(request_schema)  # a broken schema is the kit's error, raised up front
+    schema.validator(request_schema)  # a missing schema is the kit's error, raised up front
 
     def prop(drawn):
         case, records = drawn
