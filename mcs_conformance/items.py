@@ -18,7 +18,7 @@ import hypothesis.core
 import pytest
 
 from .clauses import Clause, ClauseFailure, ClauseNotApplicable, Subject
-from .clauses._run import examples_run
+from .clauses._run import examples_run, load_kit_modules
 from .targets import LoadedStrategy
 
 MAX_SHOWN = 2000  # characters of one JSON value shown in a failure
@@ -156,6 +156,7 @@ class ClauseItem(pytest.Item):
         return self.mcs.rerun_command(self.loaded.target, self.clause.id)
 
     def runtest(self) -> None:
+        load_kit_modules()  # the same draws for a seed whichever clauses run
         subject = self.subject()
         if not self.clause.applies(subject):
             self.user_properties.append(("mcs_verdict", "skipped"))

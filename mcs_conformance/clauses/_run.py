@@ -86,6 +86,27 @@ def on_each(prop: Callable[[Any], None]) -> Callable[[tuple], None]:
 
 # -- wires and reference strategies ------------------------------------------------------
 @lru_cache(maxsize=None)
+def load_kit_modules() -> None:
+    """Import every built-in wire and reference module before the first example.
+
+    Hypothesis draws some values from the constants written in local modules (the kit's,
+    when it runs from a checkout or an editable install) and rebuilds that pool whenever
+    one more is imported. Imported as the clauses came to need them, a clause's examples
+    for one seed hung on which clauses ran before it (a `--clause` rerun could draw other
+    ones), and the pool was rebuilt three times a certify (about 0.1 s)."""
+    from importlib import import_module
+
+    import mcs_reference
+
+    from .. import wires
+
+    for module in wires.BUILT_IN.values():
+        import_module(f"{wires.__name__}.{module}")
+    for name in mcs_reference.__all__:
+        getattr(mcs_reference, name)
+
+
+@lru_cache(maxsize=None)
 def wire(name: str) -> Any:
     """A built-in wire by name (wires are immutable: one instance serves every clause)."""
     from ..wires import get_wire
