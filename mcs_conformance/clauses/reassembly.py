@@ -109,16 +109,8 @@ def prefix(subject: Subject) -> None:
 
     # Half the examples have visible text for sure: drawn from all cases alone, some seeds
     # gave so few texts cut into several deltas that a snapshot returned as delta passed.
-    check_each(prefix, subject, st.one_of(subject.wire.cases(), _with_text(subject.wire)), prop)
-
-
-def _with_text(wire_) -> st.SearchStrategy:
-    """Cases with visible text. A native wire's are drawn with as few calls as it allows:
-    beside calls its text is often left out, and each case a filter rejects costs a draw."""
-    if wire_.name in NATIVE_WIRES:
-        fewest = (getattr(wire_, "options", None) or {}).get("min_calls", 0)
-        return wire_.cases(max_calls=fewest).filter(lambda case: case.text)
-    return wire_.cases().filter(lambda case: case.text)
+    cases = subject.wire.cases()
+    check_each(prefix, subject, st.one_of(cases, cases.filter(lambda case: case.text)), prop)
 
 
 @clause(
