@@ -105,8 +105,10 @@ def _message(draw: Callable, tape: Tape, min_calls: int, max_calls: int,
              allowed: frozenset) -> tuple[dict, set]:
     """A message and the quirks it holds, its small decisions read from `tape` (one with
     `MESSAGE_SLOTS`)."""
-    text = draw(prose())  # drawn before the calls, so that shrinking them away keeps the text
-    count = min_calls + tape.at("count", max_calls - min_calls + 1)
+    text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
+    # Drawn, not read from the tape: Hypothesis shrinks a drawn count and the calls it
+    # controls together, and a count read from a tape left larger counterexamples.
+    count = draw(st.integers(min_calls, max_calls))
     content: str | None = text
     refusal = None
     if count:
@@ -184,8 +186,8 @@ TURNS = 16  # slots for the turns of interleaved calls or choices, reused round 
 STYLES = 8  # slots for the calls' arguments styles, likewise
 # The small decisions of one message, and of one stream (or of one more choice in it).
 MESSAGE_SLOTS = ("content", "refusal", "annotation", "annotation-end", "annotation-end+",
-                 "annotation-start", "annotation-start+", "url", "reasoning-content", "count",
-                 "count+", *(f"style-{number}" for number in range(STYLES)))
+                 "annotation-start", "annotation-start+", "url", "reasoning-content",
+                 *(f"style-{number}" for number in range(STYLES)))
 _MESSAGE_TAPES = tapes(MESSAGE_SLOTS)
 STREAM_SLOTS = (
     "empty-envelope", "model", "system_fingerprint", "usage-details", "service_tier", "usage", "obfuscation",
