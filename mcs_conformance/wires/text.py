@@ -24,7 +24,7 @@ from mcs_reference.calls import ExtractedCall
 from . import openai_chat
 from ._base import (COUNT_OPTIONS, NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options,
                     check_wire_options, tapes)
-from ._content import FRAGMENTS, arguments, tool_names
+from ._content import FRAGMENTS, arguments, positions, tool_names
 from .quirks import allowed_quirks
 
 __all__ = ["NAME", "case_of", "cases", "make_wire", "messages"]
@@ -87,15 +87,15 @@ def _same_calls(found: list, expected: list) -> bool:
     ]
 
 
-# The small decisions of one text: how many calls, the separators around them.
-_TAPES = tapes(("lead", "tail", "count", "count+"))
+# The small decisions of one text: the separators around the calls.
+_TAPES = tapes(("lead", "tail"))
 
 
 def _texts(draw: Callable, tape: Tape, codec: Any, min_calls: int,
            max_calls: int) -> tuple[str, list]:
     """The content text and the calls written in it."""
     check_options(min_calls, max_calls)
-    count = min_calls + tape.at("count", max_calls - min_calls + 1)
+    count = min_calls + draw(positions(max_calls - min_calls))  # drawn: shrinks with the calls
     calls = [ExtractedCall(draw(tool_names()), draw(arguments())) for _ in range(count)]
     before, after = draw(_inert(codec)), draw(_inert(codec))
     if not calls:
