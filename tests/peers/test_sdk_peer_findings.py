@@ -47,3 +47,13 @@ def test_the_sdk_fails_its_saved_counterexample_again(name, stream):
 
 def test_there_are_sdk_findings_to_replay():
     assert len(_entries()) >= 2
+
+
+@pytest.mark.parametrize("name", SDK_PEERS)
+def test_the_test_extra_installs_the_sdk_versions_the_matrix_speaks_of(name):
+    """Else CI would skip the replays above whenever the SDK publishes a release."""
+    import tomllib
+
+    peer = catalog.load_peer(PEERS / name)
+    pyproject = tomllib.loads((PEERS.parent / "pyproject.toml").read_text("utf-8"))
+    assert f"{peer.library}=={peer.pinned()}" in pyproject["project"]["optional-dependencies"]["test"]
