@@ -74,16 +74,15 @@ COVERAGE = {
 }
 
 
-def _tool_calls(draw: Callable, count: int, allowed: frozenset, tape: Tape) -> tuple[list[dict], set]:
-    """`count` calls; each call's arguments style (spacing, escaping) read from the message's
-    tape, one slot a call (round the clock beyond `STYLES`), not drawn as a value of its own."""
+@built_once
+@st.composite
+def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
     ids = unique_tokens(draw, count, "call_", BASE62, 24)
-    styles = _call_styles("unicode-escaped-arguments" in allowed)
     calls, tags = [], set()
-    for number, call_id in enumerate(ids):
+    for call_id in ids:
         name = draw(tool_names())
         value = draw(arguments())
-        separators, escaped = tape.pick(f"style-{number % STYLES}", styles)
+        separators, escaped = draw(_call_styles("unicode-escaped-arguments" in allowed))
         text = json.dumps(value, separators=separators, ensure_ascii=escaped)
         if escaped and text != json.dumps(value, separators=separators, ensure_ascii=False):
             tags.add("unicode-escaped-arguments")
@@ -96,19 +95,19 @@ _SEPARATORS = ((", ", ": "), (",", ":"))
 
 
 @lru_cache(maxsize=None)
-def _call_styles(escaping: bool) -> tuple:
-    """The `(separators, ensure_ascii)` a call's arguments text may have, plainest first."""
-    return tuple((sep, escaped) for escaped in (False, True)[: 1 + escaping] for sep in _SEPARATORS)
+def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
+    """`(separators, ensure_ascii)` of one call's arguments text, drawn as one value."""
+    return st.sampled_from([(sep, escaped) for escaped in (False, True)[: 1 + escaping]
+                            for sep in _SEPARATORS])
 
 
-def _message(draw: Callable, tape: Tape, min_calls: int, max_calls: int,
-             allowed: frozenset) -> tuple[dict, set]:
-    """A message and the quirks it holds, its small decisions read from `tape` (one with
-    `MESSAGE_SLOTS`)."""
+@built_once
+@st.composite
+def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
+                            allowed: frozenset) -> tuple[dict, set]:
     text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
-    # Drawn, not read from the tape: Hypothesis shrinks a drawn count and the calls it
-    # controls together, and a count read from a tape left larger counterexamples.
     count = draw(st.integers(min_calls, max_calls))
+    tape = draw(_MESSAGE_TAPES)
     content: str | None = text
     refusal = None
     if count:
@@ -118,27 +117,19 @@ def _message(draw: Callable, tape: Tape, min_calls: int, max_calls: int,
         refusal = draw(_REFUSALS)
     annotations = []
     if content and tape.below("annotation", 6) == 5:  # web search models cite their sources
-        end = tape.at("annotation-end", len(content) + 1)
+        end = draw(positions(len(content)))
         annotations.append({"type": "url_citation", "url_citation": {
-            "start_index": tape.at("annotation-start", end + 1), "end_index": end,
+            "start_index": draw(positions(end)), "end_index": end,
             "url": tape.pick("url", URLS), "title": draw(prose(max_fragments=2))}})
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": refusal,
                                "annotations": annotations}
     tags: set = set()
     if count:
-        message["tool_calls"], tags = _tool_calls(draw, count, allowed, tape)
+        message["tool_calls"], tags = draw(_tool_calls(count, allowed))
     if maybe(tape, allowed, "reasoning-content", 3):
         message["reasoning_content"] = draw(SOME_PROSE)
         tags.add("reasoning-content")
     return message, tags
-
-
-@built_once
-@st.composite
-def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
-                      allowed: frozenset) -> tuple[dict, set]:
-    """`_message` with a tape of its own (another choice's message, or a message alone)."""
-    return _message(draw, draw(_MESSAGE_TAPES), min_calls, max_calls, allowed)
 
 
 @st.composite
@@ -182,14 +173,10 @@ def _usage(opaque: int, detailed: bool) -> dict:
     return usage
 
 
-TURNS = 16  # slots for the turns of interleaved calls or choices, reused round the clock beyond
-STYLES = 8  # slots for the calls' arguments styles, likewise
+TURNS = 16  # slots for the turns of interleaved calls, reused round the clock beyond
 # The small decisions of one message, and of one stream (or of one more choice in it).
-MESSAGE_SLOTS = ("content", "refusal", "annotation", "annotation-end", "annotation-end+",
-                 "annotation-start", "annotation-start+", "url", "reasoning-content",
-                 *(f"style-{number}" for number in range(STYLES)))
-_MESSAGE_TAPES = tapes(MESSAGE_SLOTS)
-STREAM_SLOTS = (
+_MESSAGE_TAPES = tapes(("content", "refusal", "annotation", "url", "reasoning-content"))
+STREAM_TAPES = tapes((
     "empty-envelope", "model", "system_fingerprint", "usage-details", "service_tier", "usage", "obfuscation",
     "logprobs", "n-choices", "more-choices", "finish-reason", "no-object-field",
     "finish-reason-first-chunk", "role-content", "role-refusal", "no-index", "call-style",
@@ -197,11 +184,7 @@ STREAM_SLOTS = (
     "interleaved-calls", "fragments-same-chunk", "empty-deltas", "role-merged", "finish",
     "finish-reason-twice", "x-groq-usage", "moderation-chunk", "azure-empty-first-chunk",
     "empty-fragment-at", "more-empty-deltas", "empty-delta-0-at", "empty-delta-0",
-    "empty-delta-1-at", "empty-delta-1", *(f"turn-{turn}" for turn in range(TURNS)),
-    *(f"lane-{turn}" for turn in range(TURNS)))
-STREAM_TAPES = tapes(STREAM_SLOTS)
-# One case's: its message's decisions and its stream's, drawn as one value.
-_CASE_TAPES = tapes((*STREAM_SLOTS, *MESSAGE_SLOTS))
+    "empty-delta-1-at", "empty-delta-1", *(f"turn-{turn}" for turn in range(TURNS))))
 
 
 def _whole(index: int | None, call: dict) -> dict:
@@ -399,7 +382,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         while any(taken[i] < len(lane) for i, lane in enumerate(lanes)):  # choice i+1 starts
             open_ = [i for i in range(min(started + 1, len(lanes)))  # after choice i did
                      if taken[i] < len(lanes[i])]
-            pick = open_[tape.below(f"lane-{len(chunks) % TURNS}", len(open_))]
+            pick = open_[draw(positions(len(open_) - 1))] if len(open_) > 1 else open_[0]
             delta, logprobs = lanes[pick][taken[pick]]
             taken[pick] += 1
             started = max(started, pick + 1)
@@ -587,8 +570,8 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     allowed = allowed_quirks(NAME, quirks)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so decided after the message a quirk came out absent on some seeds.
-    tape = draw(_CASE_TAPES)
-    message, tags = _message(draw, tape, min_calls, max_calls, allowed)
+    tape = draw(STREAM_TAPES)
+    message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
     chunks, more, choices, reasons = stream(draw, message, max_cuts, allowed, max_calls, tape)
     case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)
     return _error_case(draw, case) if errors else case
