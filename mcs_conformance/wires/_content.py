@@ -7,7 +7,6 @@ astral characters, escapes, braces and call markers inside plain text or argumen
 """
 from __future__ import annotations
 
-import json
 import string
 from functools import lru_cache
 from typing import Any, Callable
@@ -33,11 +32,11 @@ FRAGMENTS = TRICKY + PLAIN
 
 
 @lru_cache(maxsize=None)
-def _codes(size: int) -> st.SearchStrategy[bytes]:
+def _codes(size: int, min_size: int = 0) -> st.SearchStrategy[bytes]:
     """A short sequence of codes drawn as one value: Hypothesis spends about the same on a
     string of codes as on one integer, and far more on a list of separately drawn items.
     It shrinks by deleting codes and lowering them toward 0 (each table's simplest entry)."""
-    return st.binary(max_size=size)
+    return st.binary(min_size=min_size, max_size=size)
 
 
 def _spelled(codes: bytes) -> str:
@@ -47,11 +46,6 @@ def _spelled(codes: bytes) -> str:
 @lru_cache(maxsize=None)
 def _free_text(min_size: int, max_size: int) -> st.SearchStrategy[str]:
     return st.text(_chars, min_size=min_size, max_size=max_size)
-
-
-@lru_cache(maxsize=None)
-def _codes_between(min_size: int, max_size: int) -> st.SearchStrategy[bytes]:
-    return st.binary(min_size=min_size, max_size=max_size)
 
 
 _KINDS_OF_PROSE = st.integers(0, 2)
@@ -64,7 +58,7 @@ def _prose(draw: Callable, max_fragments: int, min_size: int) -> str:
     kind = draw(_KINDS_OF_PROSE)
     if kind == 1:
         return draw(_free_text(min_size, 40))
-    codes = draw(_codes_between(min_size, max_fragments))
+    codes = draw(_codes(max_fragments, min_size))
     if kind == 0:
         return _spelled(codes)
     middle = len(codes) // 2
@@ -215,23 +209,6 @@ def arguments() -> st.SearchStrategy[dict]:
     return _arguments()
 
 
-_SEPARATORS = st.sampled_from(((", ", ": "), (",", ":")))
-
-
-def dump(draw: Callable, value: Any) -> str:
-    """`value` written as JSON the way servers write it: spaced or compact, raw or escaped."""
-    separators, ascii_only = draw(_SEPARATORS), draw(st.booleans())
-    return json.dumps(value, separators=separators, ensure_ascii=ascii_only)
-
-
-def json_texts(value: Any) -> st.SearchStrategy[str]:
-    """`dump` as a strategy, for callers that compose rather than draw."""
-    return _STYLES.map(lambda style: json.dumps(value, separators=style[0], ensure_ascii=style[1]))
-
-
-_STYLES = st.tuples(_SEPARATORS, st.booleans())
-
-
 def unique_tokens(draw: Callable, count: int, prefix: str, alphabet: str, size: int) -> list[str]:
     """`count` distinct ids `prefix + token`, from one drawn number (consecutive tokens from
     it), so they cost one value and shrink together."""
@@ -252,9 +229,6 @@ def interleave(texts: list, placed: list[tuple[Any, int]]) -> list:
         if index < len(texts):
             out.append(texts[index])
     return out
-
-
-PLACES = st.integers(0, 3)
 
 
 _SPREAD = 0x9E3779B97F4A7C15F39CC0605CEDC8341082276BF3A27251  # odd: a one-to-one spread
