@@ -40,8 +40,10 @@ def test_cut_points_stay_inside_the_text_and_bound_their_count(data, length, max
 
 def test_cut_points_reach_past_the_first_256_characters():
     found = find(cut_points(1000), lambda points: any(point > 900 for point in points),
-                 settings=settings(database=None, max_examples=500))
-    assert len(found) == 1
+                 settings=settings(database=None, max_examples=500, derandomize=True))
+    # The point past 900 comes out; the others shrink to the start (how many of them are
+    # left varies with the seed: two bytes a point, deleted one at a time, misalign).
+    assert found[-1] > 900 and set(found[:-1]) <= {0}
 
 
 def test_an_empty_text_stays_whole_or_is_one_empty_piece():
