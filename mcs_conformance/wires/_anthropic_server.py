@@ -17,7 +17,7 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from ._base import Tape, tapes
-from ._content import BASE62, BASE64, OPAQUE, opaque, prose, spell, token
+from ._content import BASE62, BASE64, draw_opaque, draw_prose, opaque, prose, spell, token
 
 __all__ = ["CITATION_SLOTS", "SEGMENT_SLOTS", "SERVER_TOOLS", "citations", "cited",
            "segment", "server_ids", "server_segments"]
@@ -130,7 +130,7 @@ def segment(draw: Callable, tape: Tape) -> list[dict]:
     """A server tool call and its result block (and, after code, sometimes an upload), its
     decisions read from `tape`; drawn: its ids (one number), a text and a blob, whatever
     the tool."""
-    number, text, blob = draw(OPAQUE), draw(_TEXTS), draw(_BLOBS)
+    number, text, blob = draw_opaque(draw), draw(_TEXTS), draw(_BLOBS)
     name = tape.pick("server-tool", _NAMES)
     make_input, result_type, make_content = SERVER_TOOLS[name]
     call_id = "srvtoolu_01" + spell(number, BASE62, 24)
@@ -150,7 +150,7 @@ def segment(draw: Callable, tape: Tape) -> list[dict]:
 
 
 _SEGMENT_TAPES = tapes(SEGMENT_SLOTS)
-_SEGMENTS = st.composite(lambda draw: segment(draw, draw(_SEGMENT_TAPES)))()
+_SEGMENTS = st.composite(lambda draw: segment(draw, _SEGMENT_TAPES(draw)))()
 
 
 def server_segments() -> st.SearchStrategy[list[dict]]:
@@ -195,7 +195,8 @@ def cited(tape: Tape, text: str) -> list[dict]:
 
 
 _CITATION_TAPES = tapes(CITATION_SLOTS)
-_CITATIONS = st.builds(cited, _CITATION_TAPES, prose(max_fragments=2))
+_CITATIONS = st.composite(
+    lambda draw: cited(_CITATION_TAPES(draw), draw_prose(draw, max_fragments=2)))()
 
 
 def citations() -> st.SearchStrategy[list[dict]]:

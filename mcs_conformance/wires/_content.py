@@ -4,6 +4,11 @@ Shared by the Anthropic and Responses wires. Every generator shrinks toward the 
 value ("", {}, the first common tool name), so failures shrink to short, readable messages.
 The tricky fragments are what real model output holds and naive reassemblers get wrong:
 astral characters, escapes, braces and call markers inside plain text or argument values.
+
+The wires draw these values through the `draw_*` functions inside their own generators:
+Hypothesis spends more on a generator layer (a composite, a `.map`) than on the value
+under it. The generators (`prose()`, `tool_names()`, `arguments()`, `OPAQUE`) remain
+for drawing the values on their own.
 """
 from __future__ import annotations
 
@@ -51,10 +56,11 @@ def _free_text(min_size: int, max_size: int) -> st.SearchStrategy[str]:
 _KINDS_OF_PROSE = st.integers(0, 2)
 
 
-@st.composite
-def _prose(draw: Callable, max_fragments: int, min_size: int) -> str:
-    """Fragments spelled from one drawn string of codes, arbitrary unicode, or fragments
-    around unicode, the kind drawn first (as `st.one_of` would, through fewer layers)."""
+def draw_prose(draw: Callable, max_fragments: int = 8, min_size: int = 0) -> str:
+    """`prose(...)` drawn inside a generator: fragments spelled from one drawn string of
+    codes, arbitrary unicode, or fragments around unicode, the kind drawn first (as
+    `st.one_of` would, through fewer layers)."""
+    max_fragments = max(max_fragments, min_size)
     kind = draw(_KINDS_OF_PROSE)
     if kind == 1:
         return draw(_free_text(min_size, 40))
@@ -73,7 +79,7 @@ def prose(*, max_fragments: int = 8, min_size: int = 0) -> st.SearchStrategy[str
     empty: the clauses about visible text need text, cut into several deltas, to bite. The
     fragments come from one drawn string of codes, not a list of drawn fragments.
     """
-    return _prose(max(max_fragments, min_size), min_size)
+    return st.composite(draw_prose)(max_fragments, min_size)
 
 
 NAME_FIRST = string.ascii_letters + "_"
@@ -88,12 +94,20 @@ def _name(text: str) -> str:
     return text if text[0] in NAME_FIRST else "_" + text[:40]
 
 
+_NAME_TEXTS = st.text(NAME_REST, max_size=41)
+
+
+def draw_tool_name(draw: Callable) -> str:
+    """`tool_names()` drawn inside a generator."""
+    return _name(draw(_NAME_TEXTS))
+
+
 @lru_cache(maxsize=None)
 def tool_names() -> st.SearchStrategy[str]:
     """Function names as both APIs allow them (`^[a-zA-Z0-9_-]{1,64}$`), starting with a
     letter or `_` as models name them: a common name about a third of the time, else any;
     drawn as one string."""
-    return st.text(NAME_REST, max_size=41).map(_name)
+    return st.composite(draw_tool_name)()
 
 
 def spell(number: int, alphabet: str, size: int) -> str:
@@ -160,12 +174,12 @@ _DEPTH = 3  # containers, the arguments object included
 _NONE_BELOW = 24
 
 
-@st.composite
-def _arguments(draw: Callable) -> dict:
-    """Read one drawn string of codes as a JSON object: a code is a leaf of `LEAVES`, a key
-    of `KEYS` for the next value, an opened object or array (three levels at most), a close
-    (of the arguments object itself: the end), or a value drawn afresh (`_fresh`). A value
-    without a key gets the next of `KEYS`; a low first code is `{}` (`_NONE_BELOW`)."""
+def draw_arguments(draw: Callable) -> dict:
+    """`arguments()` drawn inside a generator: one drawn string of codes read as a JSON
+    object. A code is a leaf of `LEAVES`, a key of `KEYS` for the next value, an opened
+    object or array (three levels at most), a close (of the arguments object itself: the
+    end), or a value drawn afresh (`_fresh`). A value without a key gets the next of
+    `KEYS`; a low first code is `{}` (`_NONE_BELOW`)."""
     top: dict = {}
     stack: list = [top]
     key = None
@@ -205,8 +219,9 @@ def _arguments(draw: Callable) -> dict:
 @lru_cache(maxsize=None)
 def arguments() -> st.SearchStrategy[dict]:
     """Tool arguments: JSON objects, `{}` first, with unicode, markers, nesting and
-    sometimes KBs; drawn as one string of codes (`_arguments`), plus what it draws afresh."""
-    return _arguments()
+    sometimes KBs; drawn as one string of codes (`draw_arguments`), plus what it draws
+    afresh."""
+    return st.composite(draw_arguments)()
 
 
 def unique_tokens(draw: Callable, count: int, prefix: str, alphabet: str, size: int) -> list[str]:
@@ -232,11 +247,19 @@ def interleave(texts: list, placed: list[tuple[Any, int]]) -> list:
 
 
 _SPREAD = 0x9E3779B97F4A7C15F39CC0605CEDC8341082276BF3A27251  # odd: a one-to-one spread
-#: The opaque values of one stream, item or block (ids, times, usage counters), read from
-#: one drawn number: no clause looks inside them, so they need not cost a value each.
-#: Hypothesis draws most such numbers below 2**48, so the number is spread over all its
-#: 192 bits (0 stays 0: the simplest stream's ids are all zeros, as when drawn apart).
-OPAQUE = st.integers(0, 2**192 - 1).map(lambda number: number * _SPREAD % 2**192)
+_NUMBERS = st.integers(0, 2**192 - 1)
+
+
+def draw_opaque(draw: Callable) -> int:
+    """The opaque values of one stream, item or block (ids, times, usage counters), read
+    from one drawn number: no clause looks inside them, so they need not cost a value each.
+    Hypothesis draws most such numbers below 2**48, so the number is spread over all its
+    192 bits (0 stays 0: the simplest stream's ids are all zeros, as when drawn apart)."""
+    return draw(_NUMBERS) * _SPREAD % 2**192
+
+
+#: `draw_opaque` as a generator.
+OPAQUE = st.composite(draw_opaque)()
 
 
 @lru_cache(maxsize=256)

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ._base import Tape, cut, cut_points, tapes
-from ._content import BASE62, BASE64, OPAQUE, arguments, opaque, prose, spell, tool_names
+from ._content import (BASE62, BASE64, draw_arguments, draw_opaque, draw_tool_name, opaque,
+                       prose, spell, tool_names)
 
 __all__ = ["CALL_KINDS", "ITEM_SLOTS", "PAD_CUT", "STREAMED", "STATUS_EVENTS", "call_of",
            "client_items", "command_pieces", "draw_client", "draw_hosted", "hosted_items",
@@ -174,7 +175,7 @@ def draw_client(draw: Callable, tape: Tape) -> dict:
     a case shorter)."""
     own, build = tape.pick("client", _CLIENT_KINDS)
     extra = None if own is None else draw(own)
-    value, name = draw(arguments()), draw(tool_names())
+    value, name = draw_arguments(draw), draw_tool_name(draw)
     return build(tape, value, name, extra)
 
 
@@ -222,7 +223,7 @@ def _image_generation_call(draw: Callable, tape: Tape) -> list[dict]:
 
 
 def _mcp_call(draw: Callable, tape: Tape) -> list[dict]:
-    name, value = draw(tool_names()), draw(arguments())
+    name, value = draw_tool_name(draw), draw_arguments(draw)
     output = draw(_OUTPUT_PROSE)  # drawn whether it failed or not
     failed = tape.flip("failed")
     return [{"id": "mcp_", "type": "mcp_call", "name": name,
@@ -244,7 +245,7 @@ def _mcp_list_tools(draw: Callable, tape: Tape) -> list[dict]:
 
 
 def _mcp_approval_request(draw: Callable, tape: Tape) -> list[dict]:
-    name, value = draw(tool_names()), draw(arguments())
+    name, value = draw_tool_name(draw), draw_arguments(draw)
     return [{"id": "mcpr_", "type": "mcp_approval_request", "name": name,
              "server_label": "deepwiki", "arguments": _dump(tape, value)}]
 
@@ -313,7 +314,7 @@ _ITEM_TAPES = tapes(ITEM_SLOTS)
 
 @st.composite
 def _named(draw: Callable, pick: Callable) -> list[dict]:
-    tape, number = draw(_ITEM_TAPES), draw(OPAQUE)
+    tape, number = _ITEM_TAPES(draw), draw_opaque(draw)
     items = pick(draw, tape)
     items = items if isinstance(items, list) else [items]
     name_items(items, 0, number)

@@ -38,7 +38,8 @@ from ._anthropic_server import CITATION_SLOTS, SEGMENT_SLOTS, cited, segment
 from .quirks import allowed_quirks, maybe
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
-from ._content import BASE62, OPAQUE, arguments, interleave, opaque, prose, spell, tool_names
+from ._content import (BASE62, draw_arguments, draw_opaque, draw_prose, draw_tool_name,
+                       interleave, opaque, spell)
 
 __all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
            "messages"]
@@ -88,23 +89,23 @@ _ERRORS = provider_errors.error_objects(NAME)
 
 def _thinking_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict]:
     # Both drawn whatever the tape decides: shrinking "redacted" shifts no later draw.
-    text, blob = draw(prose()), draw(opaque())
+    text, blob = draw_prose(draw), draw(opaque())
     if tape.flip("redacted"):
         return [{"type": "redacted_thinking", "data": blob}]
     return [{"type": "thinking", "thinking": text, "signature": blob}]
 
 
 def _text_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict]:
-    block = {"type": "text", "text": draw(prose())}
+    block = {"type": "text", "text": draw_prose(draw)}
     if tape.below("cited", 4) == 3:  # cited text, from web search or documents
         block["citations"] = cited(tape, block["text"])
     return [block]
 
 
 def _tool_use_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict]:
-    number = draw(OPAQUE)  # the call's id, and the code execution's that made it
+    number = draw_opaque(draw)  # the call's id, and the code execution's that made it
     call = {"type": "tool_use", "id": "toolu_01" + spell(number, BASE62, 22),
-            "name": draw(tool_names()), "input": draw(arguments())}
+            "name": draw_tool_name(draw), "input": draw_arguments(draw)}
     caller = tape.below("caller", 4 if programmatic else 2)
     if caller == 1:
         call["caller"] = {"type": "direct"}
@@ -130,7 +131,7 @@ def _placed(draw: Callable, kind: str, stream: tuple | None,
     paired with its stream (or None), and their place among the text blocks. Drawn together,
     its tape first, so a deleted block takes its decisions and deltas with it: a failing
     case shrinks to fewer blocks, not only to fewer cuts."""
-    tape = draw(_BLOCK_TAPES)
+    tape = _BLOCK_TAPES(draw)
     blocks = _KINDS[kind](draw, tape, programmatic)
     pairs = [(block, None if stream is None else _draw_block_stream(draw, block, *stream, tape))
              for block in blocks]
@@ -141,7 +142,7 @@ def _placed(draw: Callable, kind: str, stream: tuple | None,
 @st.composite
 def _tool_uses(draw: Callable, programmatic: bool) -> dict:
     """One `tool_use` block."""
-    return _tool_use_block(draw, draw(_BLOCK_TAPES), programmatic)[0]
+    return _tool_use_block(draw, _BLOCK_TAPES(draw), programmatic)[0]
 
 
 @lru_cache(maxsize=64)
@@ -164,7 +165,7 @@ def _lists(min_calls: int, max_calls: int, stream: tuple | None, quirks: frozens
 def _content(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None,
              quirks: frozenset = QUIRKS) -> tuple:
     check_options(min_calls, max_calls)
-    tape = draw(_MESSAGE_TAPES)
+    tape = _MESSAGE_TAPES(draw)
     thinking, texts, calls, servers = _lists(min_calls, max_calls, stream, quirks)
     placed = [(pair, place) for pairs, place in draw(calls) + draw(servers) for pair in pairs]
     thought = [pair for pairs, _ in draw(thinking) for pair in pairs]
@@ -196,7 +197,7 @@ def _usage(number: int, tape: Tape, has_thinking: bool) -> dict:
 def _envelope(draw: Callable, tape: Tape, content: list) -> dict:
     """The message around `content`; its id and usage from one drawn number, and a free stop
     sequence drawn whether or not the message stops on one."""
-    number, free = draw(OPAQUE), draw(_FREE_STOP_SEQUENCES)
+    number, free = draw_opaque(draw), draw(_FREE_STOP_SEQUENCES)
     if any(block["type"] == "tool_use" for block in content):
         stop_reason = "tool_use"
     elif any(block["type"] == "server_tool_use" for block in content):
@@ -280,7 +281,7 @@ def _draw_block_stream(draw: Callable, block: dict, max_cuts: int, quirks: froze
 def _block_stream(draw: Callable, block: dict, max_cuts: int,
                   quirks: frozenset = QUIRKS) -> tuple[dict, list[dict]]:
     """The `content_block_start` block and the deltas that carry `block`."""
-    return _draw_block_stream(draw, block, max_cuts, quirks, draw(_BLOCK_TAPES))
+    return _draw_block_stream(draw, block, max_cuts, quirks, _BLOCK_TAPES(draw))
 
 
 def _usages(final: dict, tape: Tape) -> tuple[dict, dict]:
@@ -326,7 +327,7 @@ def _cut(message: dict, streams: list, tape: Tape) -> tuple[dict, list]:
 @st.composite
 def _cut_by_max_tokens(draw: Callable, message: dict, streams: list) -> tuple[dict, list]:
     """`_cut` at a drawn point."""
-    return _cut(message, streams, draw(_STREAM_TAPES))
+    return _cut(message, streams, _STREAM_TAPES(draw))
 
 
 def _events_of(message: dict, streams: list, pings: bool, quirks: frozenset, cut: bool,
@@ -365,7 +366,7 @@ def _events_of(message: dict, streams: list, pings: bool, quirks: frozenset, cut
 def _events(draw: Callable, message: dict, streams: list, pings: bool,
             quirks: frozenset = QUIRKS, cut: bool = False) -> list[dict]:
     """The events that carry `message` (`_events_of`, with a drawn tape)."""
-    return _events_of(message, streams, pings, quirks, cut, draw(_STREAM_TAPES))
+    return _events_of(message, streams, pings, quirks, cut, _STREAM_TAPES(draw))
 
 
 def _allowed(quirks: Any) -> frozenset:
@@ -379,8 +380,8 @@ def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, pings: bool =
               quirks: Any = None) -> list:
     """The events of one stream that carries `message`, cut at drawn points."""
     allowed = _allowed(quirks)
-    tape = draw(_STREAM_TAPES)
-    streams = [_draw_block_stream(draw, block, max_cuts, allowed, draw(_BLOCK_TAPES))
+    tape = _STREAM_TAPES(draw)
+    streams = [_draw_block_stream(draw, block, max_cuts, allowed, _BLOCK_TAPES(draw))
                for block in message["content"]]
     return _events_of(message, streams, pings, allowed, False, tape)
 
@@ -464,7 +465,7 @@ def _draw_error_case(draw: Callable, message: dict, chunks: list, tape: Tape) ->
 @st.composite
 def _error_case(draw: Callable, message: dict, chunks: list) -> Case:
     """`_draw_error_case` with a drawn tape."""
-    return _draw_error_case(draw, message, chunks, draw(_STREAM_TAPES))
+    return _draw_error_case(draw, message, chunks, _STREAM_TAPES(draw))
 
 
 @st.composite
@@ -475,7 +476,7 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     allowed = _allowed(quirks)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so a decision drawn late came out absent on some seeds.
-    tape = draw(_STREAM_TAPES)
+    tape = _STREAM_TAPES(draw)
     message, streams = draw(_content(min_calls, max_calls, (max_cuts, allowed), allowed))
     cut = maybe(tape, allowed, CUT, odds=10) and _cuttable(message, streams)
     if cut:

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ._base import NATIVE_OPTIONS, Case, Tape, Wire, check_options, draw_pieces, native_wire, tapes
-from ._content import OPAQUE, SOME_PROSE, arguments, positions, prose, spell, tool_names
+from ._content import (SOME_PROSE, draw_arguments, draw_opaque, draw_prose, draw_tool_name,
+                       positions, spell)
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -127,16 +128,16 @@ def _body(draw: Callable, min_calls: int, max_calls: int,
     # such case had one call: after it, several calls with the simplest ids and names come
     # out alike, which is how a client keying calls by id or name gets caught.
     count = min_calls + draw(positions(max_calls - min_calls))
-    tape = draw(_TAPES)
-    opaque = draw(OPAQUE)
+    tape = _TAPES(draw)
+    opaque = draw_opaque(draw)
     thinking = draw(_THINKING)
-    content = draw(prose())
+    content = draw_prose(draw)
     # Drawn whatever the tape decides, so that shrinking the decision shifts no later draw.
-    tagged = draw(SOME_PROSE) if "think-tag-in-content" in allowed else ""
+    tagged = draw_prose(draw, min_size=1) if "think-tag-in-content" in allowed else ""
     if maybe(tape, allowed, "think-tag-in-content", 4):  # qwen3 without `think`
         content = THINK_TAGS[0] + tagged + THINK_TAGS[1] + content
         tags.add("think-tag-in-content")
-    calls = [(draw(tool_names()), draw(arguments())) for _ in range(count)]
+    calls = [(draw_tool_name(draw), draw_arguments(draw)) for _ in range(count)]
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if thinking is not None:
         message["thinking"] = thinking
@@ -164,7 +165,7 @@ def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=N
 @st.composite
 def chunkings(draw: Callable, body: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
     """The NDJSON chunks of one stream that carries `body`, cut at drawn points."""
-    tape = draw(_TAPES)
+    tape = _TAPES(draw)
     return _chunks(draw, tape, body, max_cuts, allowed_quirks(NAME, quirks), set())
 
 

@@ -22,8 +22,8 @@ from mcs_reference.calls import ExtractedCall, call_from_json_text
 
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
-from ._content import (BASE62, OPAQUE, SOME_PROSE, arguments, positions, prose, spell,
-                       tool_names, unique_tokens)
+from ._content import (BASE62, SOME_PROSE, draw_arguments, draw_opaque, draw_prose,
+                       draw_tool_name, positions, spell, unique_tokens)
 from .provider_errors import error_objects, error_tail
 from .quirks import allowed_quirks, maybe
 
@@ -80,8 +80,8 @@ def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[di
     ids = unique_tokens(draw, count, "call_", BASE62, 24)
     calls, tags = [], set()
     for call_id in ids:
-        name = draw(tool_names())
-        value = draw(arguments())
+        name = draw_tool_name(draw)
+        value = draw_arguments(draw)
         separators, escaped = draw(_call_styles("unicode-escaped-arguments" in allowed))
         text = json.dumps(value, separators=separators, ensure_ascii=escaped)
         if escaped and text != json.dumps(value, separators=separators, ensure_ascii=False):
@@ -105,9 +105,9 @@ def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
 @st.composite
 def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
                             allowed: frozenset) -> tuple[dict, set]:
-    text = draw(prose())  # drawn first, so that shrinking the calls away keeps the text
+    text = draw_prose(draw)  # drawn first, so that shrinking the calls away keeps the text
     count = draw(st.integers(min_calls, max_calls))
-    tape = draw(_MESSAGE_TAPES)
+    tape = _MESSAGE_TAPES(draw)
     content: str | None = text
     refusal = None
     if count:
@@ -120,14 +120,14 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
         end = draw(positions(len(content)))
         annotations.append({"type": "url_citation", "url_citation": {
             "start_index": draw(positions(end)), "end_index": end,
-            "url": tape.pick("url", URLS), "title": draw(prose(max_fragments=2))}})
+            "url": tape.pick("url", URLS), "title": draw_prose(draw, max_fragments=2)}})
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": refusal,
                                "annotations": annotations}
     tags: set = set()
     if count:
         message["tool_calls"], tags = draw(_tool_calls(count, allowed))
     if maybe(tape, allowed, "reasoning-content", 3):
-        message["reasoning_content"] = draw(SOME_PROSE)
+        message["reasoning_content"] = draw_prose(draw, min_size=1)
         tags.add("reasoning-content")
     return message, tags
 
@@ -329,9 +329,9 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
     the stream's small decisions (None: drawn here). A function of `draw`, not a generator:
     one built for each message would be validated by Hypothesis each time."""
     tags: set = set()
-    tape = tape or draw(STREAM_TAPES)
+    tape = tape or STREAM_TAPES(draw)
     # Drawn whatever the tape decides, so that shrinking a decision shifts no later draw.
-    opaque = draw(OPAQUE)
+    opaque = draw_opaque(draw)
     env, empty_envelope = _envelope(opaque, tape, allowed)
     if empty_envelope:
         tags.add("empty-envelope")
@@ -345,7 +345,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         for _ in range(1 + tape.below("more-choices", 2)):
             other, other_tags = draw(_message_and_tags(0, max_calls, allowed))
             choices.append(other)
-            tapes_.append(draw(STREAM_TAPES))
+            tapes_.append(STREAM_TAPES(draw))
             tags |= other_tags
         tags.add("n-choices")
     reasons = [_reason(lane, choice) for lane, choice in zip(tapes_, choices)]
@@ -570,7 +570,7 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     allowed = allowed_quirks(NAME, quirks)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so decided after the message a quirk came out absent on some seeds.
-    tape = draw(STREAM_TAPES)
+    tape = STREAM_TAPES(draw)
     message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
     chunks, more, choices, reasons = stream(draw, message, max_cuts, allowed, max_calls, tape)
     case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)

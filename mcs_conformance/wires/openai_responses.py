@@ -26,7 +26,7 @@ from . import provider_errors
 from .quirks import allowed_quirks, maybe
 from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
                     native_wire, tapes)
-from ._content import BASE62, BASE64, OPAQUE, interleave, positions, prose
+from ._content import BASE62, BASE64, draw_opaque, interleave, positions, prose
 from ._responses_items import (CALL_KINDS, ITEM_SLOTS, PAD_CUT, STATUS_EVENTS, STREAMED,
                                call_of, command_pieces, draw_client, draw_hosted, name_calls,
                                name_items)
@@ -169,7 +169,7 @@ def _events_of(draw: Callable, item: dict, tape: Tape, stream: tuple | None) -> 
 def _reasoning_pair(draw: Callable, stream: tuple | None) -> tuple:
     """A pair `(item, its events or None)`, drawn together so that deleting an item deletes
     its events too: a failing case shrinks to fewer items, not only to fewer cuts."""
-    tape = draw(_ITEM_TAPES)
+    tape = _ITEM_TAPES(draw)
     item = _reasoning(draw, tape)
     return item, _events_of(draw, item, tape, stream)
 
@@ -177,7 +177,7 @@ def _reasoning_pair(draw: Callable, stream: tuple | None) -> tuple:
 @built_once
 @st.composite
 def _message_pair(draw: Callable, modern: bool, stream: tuple | None) -> tuple:
-    tape = draw(_ITEM_TAPES)
+    tape = _ITEM_TAPES(draw)
     item = _message(draw, tape, modern)
     return item, _events_of(draw, item, tape, stream)
 
@@ -187,7 +187,7 @@ def _message_pair(draw: Callable, modern: bool, stream: tuple | None) -> tuple:
 def _placed(draw: Callable, hosted: bool, stream: tuple | None) -> tuple:
     """`([(item, events)], place)`: a client-run call, or the items of a hosted tool use
     (a call and its output), with the number of texts they come after."""
-    tape = draw(_ITEM_TAPES)
+    tape = _ITEM_TAPES(draw)
     items = draw_hosted(draw, tape) if hosted else [draw_client(draw, tape)]
     pairs = [(item, _events_of(draw, item, tape, stream)) for item in items]
     if not hosted and stream is not None and items[0]["type"] not in STREAMED:
@@ -241,7 +241,7 @@ def _draw_output(draw: Callable, tape: Tape, opaque_: int, min_calls: int, max_c
 @st.composite
 def _output(draw: Callable, min_calls: int, max_calls: int) -> dict:
     """A `Response` drawn on its own (no events)."""
-    tape, opaque_ = draw(_STREAM_TAPES), draw(OPAQUE)
+    tape, opaque_ = _STREAM_TAPES(draw), draw_opaque(draw)
     return _draw_output(draw, tape, opaque_, min_calls, max_calls, None)[0]
 
 
@@ -489,8 +489,8 @@ def _restart_ids(message: dict, events: list) -> None:
 @st.composite
 def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks: Any = None) -> list:
     """The events of one stream that carries the `Response` `message`, cut at drawn points."""
-    numbered, padded, whole, queued, _ = _options(draw(_STREAM_TAPES), _allowed(quirks))
-    streams = [_item_events(draw, item, draw(_ITEM_TAPES), max_cuts, padded, whole)
+    numbered, padded, whole, queued, _ = _options(_STREAM_TAPES(draw), _allowed(quirks))
+    streams = [_item_events(draw, item, _ITEM_TAPES(draw), max_cuts, padded, whole)
                for item in message["output"]]
     return _events(message, streams, numbered, queued)
 
@@ -570,8 +570,8 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     allowed = _allowed(quirks)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so decided after the message a quirk came out absent on some seeds.
-    tape = draw(_STREAM_TAPES)
-    opaque_ = draw(OPAQUE)  # drawn whatever the tape decides
+    tape = _STREAM_TAPES(draw)
+    opaque_ = draw_opaque(draw)  # drawn whatever the tape decides
     numbered, padded, whole, queued, restart = _options(tape, allowed)
     message, streams = _draw_output(draw, tape, opaque_, min_calls, max_calls,
                                     (max_cuts, padded, whole))

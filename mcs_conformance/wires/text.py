@@ -24,7 +24,7 @@ from mcs_reference.calls import ExtractedCall
 from . import openai_chat
 from ._base import (COUNT_OPTIONS, NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options,
                     check_wire_options, tapes)
-from ._content import FRAGMENTS, arguments, positions, tool_names
+from ._content import FRAGMENTS, draw_arguments, draw_tool_name, positions
 from .quirks import allowed_quirks
 
 __all__ = ["NAME", "case_of", "cases", "make_wire", "messages"]
@@ -96,7 +96,7 @@ def _texts(draw: Callable, tape: Tape, codec: Any, min_calls: int,
     """The content text and the calls written in it."""
     check_options(min_calls, max_calls)
     count = min_calls + draw(positions(max_calls - min_calls))  # drawn: shrinks with the calls
-    calls = [ExtractedCall(draw(tool_names()), draw(arguments())) for _ in range(count)]
+    calls = [ExtractedCall(draw_tool_name(draw), draw_arguments(draw)) for _ in range(count)]
     before, after = draw(_inert(codec)), draw(_inert(codec))
     if not calls:
         assume(not codec.decode(before + after))
@@ -110,7 +110,7 @@ def _texts(draw: Callable, tape: Tape, codec: Any, min_calls: int,
 @st.composite
 def messages(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3) -> dict:
     """OpenAI Chat assistant messages whose content holds 0..n calls written by `codec`."""
-    content, _ = _texts(draw, draw(_TAPES), codec, min_calls, max_calls)
+    content, _ = _texts(draw, _TAPES(draw), codec, min_calls, max_calls)
     return {"role": "assistant", "content": content, "refusal": None, "annotations": []}
 
 
@@ -134,7 +134,7 @@ def cases(draw: Callable, *, codec: Any, min_calls: int = 0, max_calls: int = 3,
     check_options(min_calls, max_calls, max_cuts)
     allowed = CHUNK_QUIRKS & allowed_quirks(openai_chat.NAME, quirks)
     # Drawn first, as in openai_chat.cases: the stream's decisions, then the text's.
-    stream_tape, tape = draw(openai_chat.STREAM_TAPES), draw(_TAPES)
+    stream_tape, tape = openai_chat.STREAM_TAPES(draw), _TAPES(draw)
     content, calls = _texts(draw, tape, codec, min_calls, max_calls)
     message = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
     chunks, quirks, _, _ = openai_chat.stream(draw, message, max_cuts, allowed, tape=stream_tape)

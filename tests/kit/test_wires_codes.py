@@ -62,7 +62,7 @@ def test_a_tape_slot_reads_in_range_and_never_a_later_option_for_a_lower_byte():
 
 def test_a_tape_shrinks_every_slot_to_its_plainest_option():
     slots = ("a", "b", "c")
-    tape = find(tapes(slots), lambda tape: True, settings=settings(database=None))
+    tape = find(st.composite(tapes(slots))(), lambda tape: True, settings=settings(database=None))
     assert [tape.below(slot, 5) for slot in slots] == [0, 0, 0]
     assert tape.pick("a", ("first", "second")) == "first" and not tape.flip("b")
 
