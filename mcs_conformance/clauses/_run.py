@@ -245,6 +245,23 @@ def _kind(value: Any, json_numbers: bool = False) -> str:
     return type(value).__name__
 
 
+def _identical(expected: Any, got: Any) -> bool:
+    """Equal with the same types all the way down (stricter than `first_difference`, which
+    calls a list and a tuple alike): then no difference needs looking for."""
+    kind = type(expected)
+    if kind is not type(got):
+        return False
+    if kind is dict:
+        return expected.keys() == got.keys() and all(
+            _identical(item, got[key]) for key, item in expected.items())
+    if kind is list:
+        return len(expected) == len(got) and all(map(_identical, expected, got))
+    return kind in _LEAVES and expected == got
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def first_difference(expected: Any, got: Any, path: str = "message", *,
                      json_numbers: bool = False) -> str | None:
     """Where `got` first differs from `expected` (types count: `1` is not `1.0` nor `True`).
@@ -253,6 +270,8 @@ def first_difference(expected: Any, got: Any, path: str = "message", *,
     and integers beyond 2**53 equal the double they round to (RFC 8259 section 6: such
     numbers are not interoperable); a bool is still never a number. Client clauses use it,
     since a client in JavaScript cannot tell `1` from `1.0`."""
+    if _identical(expected, got):  # the common case, checked without building paths
+        return None
     if _kind(expected, json_numbers) != _kind(got, json_numbers):
         return f"{path}: expected {show(expected)}, got {show(got)}"
     if isinstance(expected, dict):

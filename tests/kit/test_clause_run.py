@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mcs_reference as ref
 from mcs_conformance.clauses import _run
@@ -25,6 +26,29 @@ def test_first_difference_names_the_path_and_both_values():
 @pytest.mark.parametrize(("expected", "got"), [(1, 1.0), (1, True), (None, ""), ({}, [])])
 def test_first_difference_counts_json_types(expected, got):
     assert _run.first_difference(expected, got) is not None
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 2) | st.floats() | st.text(max_size=2),
+    lambda inner: (st.lists(inner, max_size=3) | st.tuples(inner)
+                   | st.dictionaries(st.text(max_size=1), inner, max_size=3)),
+    max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES, _VALUES, st.booleans())
+def test_the_shortcut_for_identical_values_gives_the_full_comparison_s_answer(a, b, numbers):
+    """first_difference returns None at once for values equal with the same types; it must
+    be what the walk over every path says (NaN, -0.0, 1 against 1.0 or True, a tuple)."""
+    for expected, got in ((a, b), (a, _run.copy_json(a)), (a, a)):
+        shortcut = _run.first_difference(expected, got, json_numbers=numbers)
+        original = _run._identical
+        _run._identical = lambda _expected, _got: False
+        try:
+            walked = _run.first_difference(expected, got, json_numbers=numbers)
+        finally:
+            _run._identical = original
+        assert shortcut == walked
 
 
 def test_calls_difference_compares_ids_only_where_expected():
