@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from mcs_reference.calls import ExtractedCall
 
 from ..database import consult_database
+from ..wires._base import copy_json
 from ._registry import Clause, Subject
 
 NATIVE_WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat")
@@ -196,15 +197,6 @@ def stream_of(subject: Subject, case: Any) -> list:
 
 
 # -- feeding ------------------------------------------------------------------------------
-def copy_json(value: Any) -> Any:
-    """A deep copy of dicts and lists (the only containers of wire data); fast."""
-    if isinstance(value, dict):
-        return {key: copy_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [copy_json(item) for item in value]
-    return value
-
-
 def feed_each(strategy: Any, chunks: Iterable[Any]) -> Iterator[tuple[int, str, Any]]:
     """Fold copies of `chunks` into a fresh accumulator; yield (index, delta, acc) per chunk."""
     acc = strategy.new_accumulator()

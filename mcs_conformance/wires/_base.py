@@ -94,6 +94,16 @@ def built_once(factory: Callable[..., st.SearchStrategy]) -> Callable[..., st.Se
     return build
 
 
+def copy_json(value: Any) -> Any:
+    """A deep copy of dicts and lists, the only containers of wire data: several times as
+    fast as `copy.deepcopy`, which building a stream called for many of its chunks."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
 @lru_cache(maxsize=None)
 def cut_points(length: int, max_cuts: int = 8, allow_empty: bool = True) -> st.SearchStrategy:
     """The drawn cut points of a text of `length` characters, sorted (None: an empty text

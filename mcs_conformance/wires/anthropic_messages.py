@@ -24,7 +24,6 @@ per message or block. What follows a decision is drawn whatever it decides.
 """
 from __future__ import annotations
 
-import copy
 import json
 from functools import lru_cache
 from typing import Any, Callable
@@ -36,8 +35,8 @@ from mcs_reference.calls import ExtractedCall, call_from_object
 from . import provider_errors
 from ._anthropic_server import CITATION_SLOTS, SEGMENT_SLOTS, cited, segment
 from .quirks import allowed_quirks, maybe
-from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
-                    native_wire, tapes)
+from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, copy_json,
+                    draw_pieces, native_wire, tapes)
 from ._content import (BASE62, draw_arguments, draw_opaque, draw_prose, draw_tool_name,
                        interleave, opaque, spell)
 
@@ -247,7 +246,7 @@ def _draw_block_stream(draw: Callable, block: dict, max_cuts: int, quirks: froze
                         for k in range(len(cites)))
         for offset, (place, citation) in enumerate(zip(places, cites)):
             deltas.insert(place + offset,
-                          {"type": "citations_delta", "citation": copy.deepcopy(citation)})
+                          {"type": "citations_delta", "citation": copy_json(citation)})
     elif kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
         empty = "empty-thinking-delta" in quirks
@@ -258,22 +257,22 @@ def _draw_block_stream(draw: Callable, block: dict, max_cuts: int, quirks: froze
         # cut as a thinking text would be (and unused), so that shrinking "redacted" to a
         # thinking block shifts no later draw
         draw_pieces(draw, block["data"], max_cuts=max_cuts)
-        start = copy.deepcopy(block)
+        start = copy_json(block)
     elif kind in _CALL_KINDS:
         text = json.dumps(block["input"], separators=tape.pick("separators", _SEPARATORS),
                           ensure_ascii=tape.flip("ascii"))
         fragments = draw_pieces(draw, text, max_cuts=max_cuts)  # cut whether sent whole or not
         if "tool_id" in block.get("caller", {}) or maybe(tape, quirks, "whole-input-at-start"):
-            start = copy.deepcopy(block)  # made from code execution: given whole at its start
+            start = copy_json(block)  # made from code execution: given whole at its start
         else:
-            start = copy.deepcopy({**block, "input": {}})
+            start = copy_json({**block, "input": {}})
             if not block["input"]:
                 fragments = list(tape.pick("empty-input", ([""], ["{}"])))
             elif tape.flip("leading-empty"):
                 fragments.insert(0, "")
             deltas = [{"type": "input_json_delta", "partial_json": part} for part in fragments]
     else:  # results and uploads: given whole
-        start = copy.deepcopy(block)
+        start = copy_json(block)
     return start, deltas
 
 
@@ -293,7 +292,7 @@ def _usages(final: dict, tape: Tape) -> tuple[dict, dict]:
     if any(key in final for key in DELTA_ONLY) or tape.flip("delta-usage"):
         keys = (*COUNTERS, "output_tokens", *DELTA_ONLY)
         delta = {key: final[key] for key in keys if key in final}
-    return copy.deepcopy(start), copy.deepcopy(delta)
+    return copy_json(start), copy_json(delta)
 
 
 def _cuttable(message: dict, streams: list) -> bool:
@@ -337,10 +336,10 @@ def _events_of(message: dict, streams: list, pings: bool, quirks: frozenset, cut
     if (message["content"] and message["content"][-1]["type"] == "tool_use" and not cut
             and maybe(tape, quirks, "prefilled-message-start", 16)):
         # a follow-up stream (after programmatic tool calls): the whole message at once
-        return [{"type": "message_start", "message": copy.deepcopy(message)},
+        return [{"type": "message_start", "message": copy_json(message)},
                 {"type": "message_stop"}]
     start_usage, delta_usage = _usages(message["usage"], tape)
-    head = {key: copy.deepcopy(value) for key, value in message.items()
+    head = {key: copy_json(value) for key, value in message.items()
             if key not in ("content", "usage")}
     head.update(content=[], stop_reason=None, stop_sequence=None, usage=start_usage)
     if "stop_details" in head:
@@ -428,21 +427,21 @@ def case_of(message: dict, chunks: list) -> Case:
     done_at = max(i for i, chunk in enumerate(chunks) if chunk.get("type") == "message_stop")
     blocks = message["content"]
     return Case(wire=NAME, message=message, chunks=chunks, done_at=done_at,
-                calls=_calls(blocks), text=_text(blocks), response=copy.deepcopy(message),
+                calls=_calls(blocks), text=_text(blocks), response=copy_json(message),
                 quirks=quirks_of(chunks))
 
 
 def _partial(message: dict, prefix: list) -> dict:
     """The message the events of `prefix` assemble (`prefix` ends between blocks, or after
     the `message_delta` that follows a block cut by `max_tokens`)."""
-    head = copy.deepcopy(prefix[0]["message"])
+    head = copy_json(prefix[0]["message"])
     started = sum(1 for chunk in prefix if chunk["type"] == "content_block_start")
     if started:
-        head["content"] = copy.deepcopy(message["content"][:started])
+        head["content"] = copy_json(message["content"][:started])
     for chunk in prefix:
         if chunk["type"] == "message_delta":
-            head.update(copy.deepcopy(chunk["delta"]))
-            head["usage"].update(copy.deepcopy(chunk["usage"]))
+            head.update(copy_json(chunk["delta"]))
+            head["usage"].update(copy_json(chunk["usage"]))
     return head
 
 

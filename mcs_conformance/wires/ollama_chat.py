@@ -14,7 +14,6 @@ only when allowed and recorded in `Case.quirks` (wires/quirks.py).
 """
 from __future__ import annotations
 
-import copy
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -22,7 +21,8 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
 
-from ._base import NATIVE_OPTIONS, Case, Tape, Wire, check_options, draw_pieces, native_wire, tapes
+from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, check_options, copy_json, draw_pieces,
+                    native_wire, tapes)
 from ._content import (SOME_PROSE, draw_arguments, draw_opaque, draw_prose, draw_tool_name,
                        positions, spell)
 from .provider_errors import error_objects, error_tail
@@ -192,10 +192,10 @@ def _chunks(draw: Callable, tape: Tape, body: dict, max_cuts: int, allowed: froz
     if calls_in_final:
         tags.add("calls-in-done-chunk")
     if calls and not calls_in_final:
-        parts.append({"role": "assistant", "content": "", "tool_calls": copy.deepcopy(calls)})
+        parts.append({"role": "assistant", "content": "", "tool_calls": copy_json(calls)})
     final_message: dict[str, Any] = {"role": "assistant", "content": ""}
     if calls_in_final:
-        final_message["tool_calls"] = copy.deepcopy(calls)
+        final_message["tool_calls"] = copy_json(calls)
 
     end = _ns_of(body["created_at"])
 
@@ -206,7 +206,7 @@ def _chunks(draw: Callable, tape: Tape, body: dict, max_cuts: int, allowed: froz
 
     chunks = [{"model": body["model"], "created_at": stamp(i), "message": part, "done": False}
               for i, part in enumerate(parts)]
-    final = {key: copy.deepcopy(value) for key, value in body.items() if key != "message"}
+    final = {key: copy_json(value) for key, value in body.items() if key != "message"}
     final["message"] = final_message
     chunks.append(final)
     return chunks
@@ -230,7 +230,7 @@ def case_of(body: dict, chunks: list, *, quirks: frozenset = frozenset()) -> Cas
         done_at=next(i for i, chunk in enumerate(chunks) if chunk.get("done")),
         calls=calls,
         text=body["message"]["content"],
-        response=copy.deepcopy(body),
+        response=copy_json(body),
         quirks=frozenset(quirks),
     )
 
@@ -238,7 +238,7 @@ def case_of(body: dict, chunks: list, *, quirks: frozenset = frozenset()) -> Cas
 def _error_case(draw: Callable, case: Case) -> Case:
     """`case` cut after a drawn prefix of its `done: false` chunks, then an error line."""
     cut = draw(positions(case.done_at))
-    prefix = copy.deepcopy(case.chunks[:cut])
+    prefix = copy_json(case.chunks[:cut])
     form, error = draw(error_objects(NAME))
     tail, error = error_tail(NAME, form, error)
     message: dict[str, Any] = {"role": "assistant", "content": ""}
@@ -248,7 +248,7 @@ def _error_case(draw: Callable, case: Case) -> Case:
         if part.get("thinking"):
             message["thinking"] = message.get("thinking", "") + part["thinking"]
         if part.get("tool_calls"):
-            message.setdefault("tool_calls", []).extend(copy.deepcopy(part["tool_calls"]))
+            message.setdefault("tool_calls", []).extend(copy_json(part["tool_calls"]))
     body = {"model": case.message["model"], "message": message, "done": False}
     if prefix:
         body["created_at"] = prefix[-1]["created_at"]

@@ -11,7 +11,6 @@ is a named quirk (wires/quirks.py, docs/quirks.md), drawn only when allowed and 
 """
 from __future__ import annotations
 
-import copy
 import json
 from functools import lru_cache
 from typing import Any, Callable
@@ -20,8 +19,8 @@ from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall, call_from_json_text
 
-from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
-                    native_wire, tapes)
+from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, copy_json,
+                    draw_pieces, native_wire, tapes)
 from ._content import (BASE62, SOME_PROSE, draw_arguments, draw_opaque, draw_prose,
                        draw_tool_name, positions, spell, unique_tokens)
 from .provider_errors import error_objects, error_tail
@@ -293,7 +292,7 @@ def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozen
     deltas += [(delta, None) for delta in _call_deltas(draw, message.get("tool_calls") or [],
                                                        max_cuts, allowed, tags, tape)]
     if message.get("annotations"):
-        deltas.append(({"annotations": copy.deepcopy(message["annotations"])}, None))
+        deltas.append(({"annotations": copy_json(message["annotations"])}, None))
     if maybe(tape, allowed, "empty-deltas", 3):
         empties = ({}, {"content": ""}) if isinstance(content, str) else ({},)
         for number in range(1 + tape.below("more-empty-deltas", 2)):
@@ -371,7 +370,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         if message.get("tool_calls"):
             delta["tool_calls"] = [_whole(i, call) for i, call in enumerate(message["tool_calls"])]
         if message.get("annotations"):
-            delta["annotations"] = copy.deepcopy(message["annotations"])
+            delta["annotations"] = copy_json(message["annotations"])
         chunks = [chunk(0, delta, reasons[0])]
         tags.add("finish-reason-first-chunk")
     else:
@@ -405,14 +404,14 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
         chunks.append(chunk(0, again, reasons[0]))
         tags.add("finish-reason-twice")
     if usage_mode == "usage-on-finish-chunk":
-        chunks[-1]["usage"] = copy.deepcopy(usage)
+        chunks[-1]["usage"] = copy_json(usage)
         tags.add(usage_mode)
         if maybe(tape, allowed, "x-groq-usage", 3):
             chunks[-1]["x_groq"] = {"id": "req_" + spell(opaque >> 32, BASE62, 26),
-                                    "usage": copy.deepcopy(usage)}
+                                    "usage": copy_json(usage)}
             tags.add("x-groq-usage")
     elif usage_mode == "usage-only-chunk":
-        chunks.append({**dict(env), "choices": [], "usage": copy.deepcopy(usage)})
+        chunks.append({**dict(env), "choices": [], "usage": copy_json(usage)})
         tags.add(usage_mode)
         if maybe(tape, allowed, "moderation-chunk", 4):  # gpt-5
             chunks.append({**dict(env), "choices": [], "moderation": _moderation(),
@@ -472,7 +471,7 @@ def response_of(message: dict, chunks: list, choices: list | None = None,
         if not item.get("choices"):
             for key in ("moderation", "prompt_filter_results"):
                 if item.get(key) is not None:
-                    body[key] = copy.deepcopy(item[key])
+                    body[key] = copy_json(item[key])
     choices = choices or [message]
     if reasons is None:
         done = finish_index(chunks)
@@ -482,12 +481,12 @@ def response_of(message: dict, chunks: list, choices: list | None = None,
         for choice in item.get("choices") or ():
             if choice.get("logprobs") is not None:
                 slot = logs.setdefault(choice["index"], {"content": [], "refusal": None})
-                slot["content"] += copy.deepcopy(choice["logprobs"]["content"])
-    body["choices"] = [{"index": i, "message": copy.deepcopy(m), "logprobs": logs.get(i),
+                slot["content"] += copy_json(choice["logprobs"]["content"])
+    body["choices"] = [{"index": i, "message": copy_json(m), "logprobs": logs.get(i),
                         "finish_reason": reasons[i]} for i, m in enumerate(choices)]
     usages = [item["usage"] for item in chunks if item.get("usage") is not None]
     if usages:
-        body["usage"] = copy.deepcopy(usages[-1])
+        body["usage"] = copy_json(usages[-1])
     return body
 
 
@@ -529,7 +528,7 @@ def _assembled(chunks: list) -> dict:
                 if key in ("content", "refusal", "reasoning_content") and value is not None:
                     message[key] = (message.get(key) or "") + value
                 elif key == "annotations":
-                    message["annotations"] += copy.deepcopy(value)
+                    message["annotations"] += copy_json(value)
                 elif key == "tool_calls":
                     for entry in value:
                         index = entry.get("index", len(calls))
@@ -554,7 +553,7 @@ def _error_case(draw: Callable, case: Case) -> Case:
     tail, error = error_tail(NAME, form, error, last=(prefix or case.chunks)[-1])
     message = _assembled(prefix)
     text = message.get("content") or ""
-    chunks = copy.deepcopy(prefix) + tail
+    chunks = copy_json(prefix) + tail
     return Case(wire=NAME, message=message, chunks=chunks, done_at=cut, calls=calls_of(message),
                 text=text, response=None,
                 quirks=case.quirks, error=error, error_at=cut)

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from . import provider_errors
 from .quirks import allowed_quirks, maybe
-from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, draw_pieces,
-                    native_wire, tapes)
+from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, copy_json,
+                    draw_pieces, native_wire, tapes)
 from ._content import BASE62, BASE64, draw_opaque, interleave, positions, prose
 from ._responses_items import (CALL_KINDS, ITEM_SLOTS, PAD_CUT, STATUS_EVENTS, STREAMED,
                                call_of, command_pieces, draw_client, draw_hosted, name_calls,
@@ -295,14 +295,6 @@ def messages(*, min_calls: int = 0, max_calls: int = 3) -> st.SearchStrategy[dic
     return _output(min_calls, max_calls)
 
 
-def _copy(value: Any) -> Any:
-    """A deep copy of dicts and lists (the only containers of wire data): faster than
-    `copy.deepcopy`, which a stream calls for every item and event."""
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
 
 
 def _obfuscation(delta: str) -> str:
@@ -318,7 +310,7 @@ _PART_EVENTS = {"output_text": "response.output_text", "refusal": "response.refu
 def _added(item: dict) -> dict:
     """The item as `output_item.added` announces it: streamed fields empty, in progress."""
     kind = item["type"]
-    added = _copy(item)
+    added = copy_json(item)
     if kind in STREAMED:
         added[STREAMED[kind][0]] = ""
     elif kind == "message":
@@ -401,7 +393,7 @@ def _item_events(draw: Callable, item: dict, tape: Tape, max_cuts: int, padded: 
             prefix = _PART_EVENTS[part["type"]]
             holder = ("response.reasoning_summary_part" if key == "summary"
                       else "response.content_part")
-            empty = {**_copy(part), field: ""}
+            empty = {**copy_json(part), field: ""}
             if part["type"] == "output_text":
                 empty["annotations"] = []
             events.append({"type": holder + ".added", **at, **where, "part": empty})
@@ -410,22 +402,22 @@ def _item_events(draw: Callable, item: dict, tape: Tape, max_cuts: int, padded: 
             for number_, annotation in enumerate(part.get("annotations") or ()):
                 events.append({"type": "response.output_text.annotation.added", **at, **where,
                                "annotation_index": number_,
-                               "annotation": _copy(annotation)})
+                               "annotation": copy_json(annotation)})
             done = {"type": prefix + ".done", **at, **where, field: part[field]}
             if part["type"] == "output_text":
                 done["logprobs"] = []
             events += [done, {"type": holder + ".done", **at, **where,
-                              "part": _copy(part)}]
+                              "part": copy_json(part)}]
     if statuses:
         failed = item.get("status") == "failed" or item.get("error") is not None
         events += [{"type": f"response.{kind}.{status}", **at} for status in statuses[1:-1]]
         events.append({"type": f"response.{kind}.{'failed' if failed else statuses[-1]}", **at})
-    events.append({"type": "response.output_item.done", "item": _copy(item)})
+    events.append({"type": "response.output_item.done", "item": copy_json(item)})
     return events
 
 
 def _in_progress(response: dict, status: str = "in_progress") -> dict:
-    head = _copy({key: value for key, value in response.items() if key != "output"})
+    head = copy_json({key: value for key, value in response.items() if key != "output"})
     head.update(status=status, output=[], usage=None, incomplete_details=None)
     if "completed_at" in head:
         head["completed_at"] = None
@@ -441,7 +433,7 @@ def _events(message: dict, streams: list, numbered: bool, queued: bool = False) 
     for index, stream in enumerate(streams):
         events += [{**event, "output_index": index} for event in stream]
     end = "response.incomplete" if message["status"] == "incomplete" else "response.completed"
-    events.append({"type": end, "response": _copy(message)})
+    events.append({"type": end, "response": copy_json(message)})
     if numbered:
         _number(events)
     return events
@@ -532,7 +524,7 @@ def case_of(message: dict, chunks: list) -> Case:
                   if chunk.get("type") in ("response.completed", "response.incomplete"))
     calls, text = _truth(message["output"])
     return Case(wire=NAME, message=message, chunks=chunks, done_at=done_at, calls=calls,
-                text=text, response=_copy(message), quirks=quirks_of(chunks))
+                text=text, response=copy_json(message), quirks=quirks_of(chunks))
 
 
 _ERRORS = provider_errors.error_objects(NAME)  # built once: not inside each draw
@@ -547,7 +539,7 @@ def _error_case(draw: Callable, tape: Tape, message: dict, chunks: list) -> Case
               else draw(positions(len(cuts) - 1))]
     prefix = chunks[:at]
     partial = _in_progress(message)
-    partial["output"] = [_copy(c["item"]) for c in prefix
+    partial["output"] = [copy_json(c["item"]) for c in prefix
                          if c["type"] == "response.output_item.done"]
     form, error = draw(_ERRORS)
     numbered = "sequence_number" in chunks[0]

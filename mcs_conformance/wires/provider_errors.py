@@ -21,11 +21,12 @@ wire nests the object its own way.
 """
 from __future__ import annotations
 
-import copy
 from functools import lru_cache
 from typing import Any
 
 from hypothesis import strategies as st
+
+from ._base import copy_json
 
 __all__ = ["ERROR_FORMS", "HTTP_STATUSES", "error_message", "error_objects", "error_tail",
            "http_error_body",
@@ -63,7 +64,7 @@ def _errors_of(wire: str) -> tuple:
 
 def _fresh(drawn: tuple) -> tuple[str, dict | str]:
     form, error = drawn
-    return form, copy.deepcopy(error)
+    return form, copy_json(error)
 
 
 @lru_cache(maxsize=None)
@@ -85,14 +86,14 @@ def error_tail(wire: str, form: str, error: dict | str, *, last: Any = None,
     """
     if wire in ("openai-chat", "text"):
         if form == "event":
-            return [{"error": copy.deepcopy(error)}], error
-        chunk = {key: copy.deepcopy(last[key]) for key in ("id", "object", "created", "model")
+            return [{"error": copy_json(error)}], error
+        chunk = {key: copy_json(last[key]) for key in ("id", "object", "created", "model")
                  if isinstance(last, dict) and key in last}
         chunk["choices"] = [{"index": 0, "delta": {"content": ""}, "finish_reason": None}]
-        chunk["error"] = copy.deepcopy(error)
+        chunk["error"] = copy_json(error)
         return [chunk], error
     if wire == "anthropic-messages":
-        return [{"type": "error", "error": copy.deepcopy(error)}], error
+        return [{"type": "error", "error": copy_json(error)}], error
     if wire == "openai-responses":
         return _responses_tail(form, error, response, sequence)
     if wire == "ollama-chat":
@@ -106,8 +107,8 @@ def _responses_tail(form: str, error: dict, response: dict | None,
         event = {"type": "error", "code": error.get("code"), "message": error.get("message"),
                  "param": error.get("param")}
     else:
-        event = {"type": "error", "error": copy.deepcopy(error)}
-    failed = copy.deepcopy(response) if response is not None else {}
+        event = {"type": "error", "error": copy_json(error)}
+    failed = copy_json(response) if response is not None else {}
     failed["status"] = "failed"
     failed["error"] = {"code": error.get("code"), "message": error.get("message")}
     events = [event, {"type": "response.failed", "response": failed}]
@@ -132,8 +133,8 @@ def http_error_body(wire: str, error: dict | str) -> dict:
     `error_objects` draws it): OpenAI's `{"error": {...}}`, Anthropic's
     `{"type": "error", "error": {...}}`, Ollama's `{"error": "message"}`."""
     if wire == "anthropic-messages":
-        return {"type": "error", "error": copy.deepcopy(error)}
-    return {"error": copy.deepcopy(error)}
+        return {"type": "error", "error": copy_json(error)}
+    return {"error": copy_json(error)}
 
 
 def error_message(error: dict | str) -> str:
