@@ -139,22 +139,31 @@ def opaque(alphabet: str = BASE64, *, max_size: int = 120) -> st.SearchStrategy[
     return st.text(st.sampled_from(alphabet), min_size=1, max_size=max_size)
 
 
-_big = st.builds(lambda part, times: (part or "x") * times, prose(max_fragments=3),
-                 st.integers(50, 600))
 # Call markers of the text formats, inside a string value (code, docs, a model quoting
 # itself): a text codec that scans for them without reading JSON strings cuts the call there.
 MARKERS = ("<tool_call>", "</tool_call>", '{"tool": "x", "arguments": {}}', "```json\n",
            "[TOOL_CALLS]")
-_marked = st.builds(lambda before, marker, after: before + marker + after,
-                    prose(max_fragments=2), st.sampled_from(MARKERS), prose(max_fragments=2))
-# Values no table holds: any number, any unicode text, markers and KBs around drawn text.
-_fresh = st.one_of(
-    st.integers(-(2**53), 2**53),
-    st.floats(allow_nan=False, allow_infinity=False),
-    prose(max_fragments=4),
-    _marked,
-    _big,
-)
+_KINDS_OF_FRESH = st.integers(0, 4)
+_SAFE_INTEGERS = st.integers(-(2**53), 2**53)
+_FINITE_FLOATS = st.floats(allow_nan=False, allow_infinity=False)
+_SOME_MARKER = st.sampled_from(MARKERS)
+_TIMES = st.integers(50, 600)
+
+
+def _draw_fresh(draw: Callable) -> Any:
+    """A value no table holds: any number, any unicode text, a marker inside drawn text, or
+    KBs of drawn text; the kind drawn first, as `st.one_of` would (the same choices)."""
+    kind = draw(_KINDS_OF_FRESH)
+    if kind == 0:
+        return draw(_SAFE_INTEGERS)
+    if kind == 1:
+        return draw(_FINITE_FLOATS)
+    if kind == 2:
+        return draw_prose(draw, max_fragments=4)
+    if kind == 3:
+        before, marker = draw_prose(draw, max_fragments=2), draw(_SOME_MARKER)
+        return before + marker + draw_prose(draw, max_fragments=2)
+    return (draw_prose(draw, max_fragments=3) or "x") * draw(_TIMES)
 _fresh_keys = st.text(_chars, max_size=10)
 
 # The tables argument codes read, simplest first (code 0 is null).
@@ -178,7 +187,7 @@ def draw_arguments(draw: Callable) -> dict:
     """`arguments()` drawn inside a generator: one drawn string of codes read as a JSON
     object. A code is a leaf of `LEAVES`, a key of `KEYS` for the next value, an opened
     object or array (three levels at most), a close (of the arguments object itself: the
-    end), or a value drawn afresh (`_fresh`). A value without a key gets the next of
+    end), or a value drawn afresh (`_draw_fresh`). A value without a key gets the next of
     `KEYS`; a low first code is `{}` (`_NONE_BELOW`)."""
     top: dict = {}
     stack: list = [top]
@@ -204,7 +213,7 @@ def draw_arguments(draw: Callable) -> dict:
                 continue
             value = {} if code < _ARRAYS_FROM else []
         else:
-            value = draw(_fresh)
+            value = _draw_fresh(draw)
         container = stack[-1]
         if isinstance(container, list):
             container.append(value)
