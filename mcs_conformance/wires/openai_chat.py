@@ -73,9 +73,8 @@ COVERAGE = {
 }
 
 
-@built_once
-@st.composite
 def _tool_calls(draw: Callable, count: int, allowed: frozenset) -> tuple[list[dict], set]:
+    """`count` calls and the quirks they hold (drawn inside the message's generator)."""
     ids = unique_tokens(draw, count, "call_", BASE62, 24)
     calls, tags = [], set()
     for call_id in ids:
@@ -124,7 +123,7 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
                                "annotations": annotations}
     tags: set = set()
     if count:
-        message["tool_calls"], tags = draw(_tool_calls(count, allowed))
+        message["tool_calls"], tags = _tool_calls(draw, count, allowed)
     if maybe(tape, allowed, "reasoning-content", 3):
         message["reasoning_content"] = draw_prose(draw, min_size=1)
         tags.add("reasoning-content")
