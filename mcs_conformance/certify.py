@@ -7,6 +7,7 @@ which carry each clause's verdict in `user_properties`, into report lines.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import io
 import json
@@ -237,10 +238,18 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         if request.jobs:
             args += ["-p", "xdist.plugin", "-n", str(request.jobs)]
         clock = time.perf_counter()
+        # What is loaded by now (the kit, Hypothesis, pytest) outlives the run: frozen, the
+        # collector stops walking it in each full collection of the run (about 3% of it).
+        # A caller that froze objects of its own is left as it was.
+        freeze = gc.get_freeze_count() == 0
+        if freeze:
+            gc.freeze()
         try:
             with redirect_stdout(io.StringIO()) as output:
                 code = pytest.main(args, plugins=[collector])
         finally:  # the plugin loads its profile globally; leave the caller's as it was
+            if freeze:
+                gc.unfreeze()
             hypothesis.settings.load_profile(profile)
         seconds = time.perf_counter() - clock
     if collector.usage_error is not None:

@@ -6,6 +6,7 @@ fixed seed, so the whole file stays quick; `docs/reports/` holds full ones.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pty
@@ -257,6 +258,33 @@ def test_jobs_give_the_same_verdicts_and_no_other_installed_plugin_loads(tmp_pat
 
 
 # -- baselines -------------------------------------------------------------------------------
+@pytest.mark.parametrize("caller_froze", [False, True])
+def test_a_certification_freezes_what_is_loaded_and_leaves_the_collector_as_found(
+        monkeypatch, caller_froze):
+    """certify freezes the objects loaded before the run (the collector skips them), then
+    unfreezes them; a caller that froze objects of its own finds them still frozen."""
+    from mcs_conformance import certify as module
+
+    seen, main_ = [], module.pytest.main
+    monkeypatch.setattr(module.pytest, "main", lambda *a, **k: (
+        seen.append(gc.get_freeze_count()), main_(*a, **k))[1])
+    if caller_froze:
+        gc.freeze()
+    before = gc.get_freeze_count()
+    try:
+        report = module.run(module.Request(target=REFERENCE, profile="dev", seed=7,
+                                           clauses=("reassembly.done",)))
+        after = gc.get_freeze_count()
+    finally:
+        gc.unfreeze()
+    assert [r.verdict for r in report.results] == ["passed"]
+    assert seen[0] >= max(before, 1000)  # the kit, Hypothesis and pytest, frozen
+    if caller_froze:  # theirs still frozen (a frozen object can still die, or come back)
+        assert after > before * 0.9
+    else:
+        assert after == 0
+
+
 def test_a_listed_failure_is_accepted_and_marked_expected(workdir):
     baseline = baseline_file(workdir, "accepts.json", {"expected_failures": ["reassembly.round-trip"]})
     out = workdir / "accepted-report"
