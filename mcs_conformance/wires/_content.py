@@ -164,6 +164,8 @@ def _draw_fresh(draw: Callable) -> Any:
         before, marker = draw_prose(draw, max_fragments=2), draw(_SOME_MARKER)
         return before + marker + draw_prose(draw, max_fragments=2)
     return (draw_prose(draw, max_fragments=3) or "x") * draw(_TIMES)
+
+
 _fresh_keys = st.text(_chars, max_size=10)
 
 # The tables argument codes read, simplest first (code 0 is null).

@@ -48,7 +48,7 @@ def junit_reports(path: Path) -> dict[str, tuple[str, dict, str]]:
         ended = [child for child in case if child.tag in ("failure", "error", "skipped")]
         outcome = "passed" if not ended else "skipped" if ended[0].tag == "skipped" else "failed"
         if "mcs_clause" in props:
-            found[props["mcs_clause"]] = (outcome, props, ended[0].text or "" if ended else "")
+            found[props["mcs_clause"]] = (outcome, props, (ended[0].text or "") if ended else "")
     return found
 
 
