@@ -230,7 +230,7 @@ def test_junit_of_a_refused_run_carries_the_failure(broken_run):
     assert suite.get("failures") == "1"
 
 
-# -- which pytest plugins a certification loads ------------------------------------------------
+# -- how a certification runs: the plugins it loads, the garbage collector -------------------
 NOISY_PLUGIN = "def pytest_configure(config):\n    raise RuntimeError('the noisy plugin was loaded')\n"
 
 
@@ -257,7 +257,6 @@ def test_jobs_give_the_same_verdicts_and_no_other_installed_plugin_loads(tmp_pat
     assert spread.results[0].counterexample == whole.results[0].counterexample
 
 
-# -- baselines -------------------------------------------------------------------------------
 @pytest.mark.parametrize("caller_froze", [False, True])
 def test_a_certification_freezes_what_is_loaded_and_leaves_the_collector_as_found(
         monkeypatch, caller_froze):
@@ -278,13 +277,14 @@ def test_a_certification_freezes_what_is_loaded_and_leaves_the_collector_as_foun
     finally:
         gc.unfreeze()
     assert [r.verdict for r in report.results] == ["passed"]
-    assert seen[0] >= max(before, 1000)  # the kit, Hypothesis and pytest, frozen
     if caller_froze:  # theirs still frozen (a frozen object can still die, or come back)
-        assert after > before * 0.9
+        assert seen[0] > before * 0.9 and after > before * 0.9
     else:
+        assert seen[0] >= 1000  # the kit, Hypothesis and pytest, frozen for the run
         assert after == 0
 
 
+# -- baselines -------------------------------------------------------------------------------
 def test_a_listed_failure_is_accepted_and_marked_expected(workdir):
     baseline = baseline_file(workdir, "accepts.json", {"expected_failures": ["reassembly.round-trip"]})
     out = workdir / "accepted-report"
