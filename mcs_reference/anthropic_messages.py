@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._json import copy_json
 from .calls import ExtractedCall, ToolCallRecord, call_from_object
 from .errors import EventOutOfOrder, MalformedChunk, ProviderError
 from .strategy import ExtractionStrategy
@@ -41,15 +42,6 @@ _EXPECTED = {
     "other": "no delta (this block type arrives whole)",
 }
 _EMPTY_MESSAGE = {"type": "message", "role": "assistant", "content": []}
-
-
-def _copy(value: Any) -> Any:
-    """A fresh copy of a JSON value (strings and numbers are immutable and shared)."""
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
 
 
 def _parse_input(text: str) -> Any:
@@ -122,14 +114,14 @@ class _Block:
     def assemble(self, frozen: bool) -> dict:
         """The block as `stream=false` returns it; a fresh object on every call."""
         if self.final is not None:
-            return _copy(self.final)
+            return copy_json(self.final)
         start, category = self.start, self.category
-        out = _copy(start)
+        out = copy_json(start)
         if category == "text":
             if self.parts:
                 out["text"] = start["text"] + self.joined()
             if self.citations:
-                out["citations"] = (out.get("citations") or []) + _copy(self.citations)
+                out["citations"] = (out.get("citations") or []) + copy_json(self.citations)
         elif category == "thinking":
             if self.parts:
                 out["thinking"] = start["thinking"] + self.joined()
@@ -146,7 +138,7 @@ class _Block:
                 out["input"] = {}
         if frozen or self.live is None:
             self.final = out
-            return _copy(out)
+            return copy_json(out)
         return out
 
 
@@ -295,7 +287,7 @@ class AnthropicMessagesStrategy(ExtractionStrategy):
                 raise MalformedChunk(f"citations_delta for {where} has no 'citation' object")
             if block.citations is None:
                 block.citations = []
-            block.citations.append(_copy(value))
+            block.citations.append(copy_json(value))
             return ""
         field = {"text_delta": "text", "input_json_delta": "partial_json"}.get(dkind, "thinking")
         raise MalformedChunk(f"{dkind} for {where} has no string {field!r}",
@@ -314,7 +306,7 @@ class AnthropicMessagesStrategy(ExtractionStrategy):
         if usage is not None and not isinstance(usage, dict):
             raise MalformedChunk("message_start 'usage' is not an object")
         categories = [_category(block, f"message content[{i}]") for i, block in enumerate(content)]
-        message = _copy(message)  # own copies: the caller may reuse its objects
+        message = copy_json(message)  # own copies: the caller may reuse its objects
         content, usage = message["content"], message.get("usage")
         blocks = [_Block(block, category, False) for block, category in zip(content, categories)]
         acc.head = message
@@ -336,7 +328,7 @@ class AnthropicMessagesStrategy(ExtractionStrategy):
                                   expected=f"index {len(acc.blocks)}: blocks start in order")
         block = chunk.get("content_block")
         category = _category(block, f"content_block_start {index}")
-        block = _copy(block)
+        block = copy_json(block)
         acc.blocks.append(_Block(block, category, True))
         kind = block["type"]
         acc.tool_name = block["name"] if kind == "tool_use" else None
@@ -360,7 +352,7 @@ class AnthropicMessagesStrategy(ExtractionStrategy):
         if "content" in delta or "usage" in delta:
             raise MalformedChunk("message_delta 'delta' may not replace content or usage")
         head = acc.head
-        head.update(_copy(delta))
+        head.update(copy_json(delta))
         if usage:
             held = acc.usage
             if held is None:
@@ -368,7 +360,7 @@ class AnthropicMessagesStrategy(ExtractionStrategy):
                 head.setdefault("usage", None)
             for key, value in usage.items():  # cumulative totals: replace, never add
                 if value is not None or key not in held:
-                    held[key] = _copy(value)
+                    held[key] = copy_json(value)
 
     def is_done(self, chunk: Any) -> bool:
         return isinstance(chunk, dict) and chunk.get("type") == "message_stop"
@@ -377,16 +369,16 @@ class AnthropicMessagesStrategy(ExtractionStrategy):
     def as_message(self, acc: _Accumulator) -> dict:
         head = acc.head
         if head is None:
-            return _copy(_EMPTY_MESSAGE)
+            return copy_json(_EMPTY_MESSAGE)
         frozen = acc.state == "done"
         out = {}
         for key, value in head.items():
             if key == "content":
                 out[key] = [block.assemble(frozen) for block in acc.blocks]
             elif key == "usage":
-                out[key] = _copy(acc.usage)
+                out[key] = copy_json(acc.usage)
             else:
-                out[key] = _copy(value)
+                out[key] = copy_json(value)
         return out
 
     def forming_name_of(self, acc: _Accumulator) -> str | None:
@@ -478,7 +470,7 @@ def _request_block(block: dict) -> dict:
     if kind == "text":
         out = {"type": "text", "text": block.get("text", "")}
         if block.get("citations"):
-            out["citations"] = _copy(block["citations"])
+            out["citations"] = copy_json(block["citations"])
         return out
     if kind == "thinking":
         return {"type": "thinking", "thinking": block.get("thinking", ""),
@@ -488,12 +480,12 @@ def _request_block(block: dict) -> dict:
     if kind == "tool_use":
         value = block.get("input")
         out = {"type": "tool_use", "id": block.get("id"), "name": block.get("name"),
-               "input": _copy(value) if isinstance(value, dict) else {}}
+               "input": copy_json(value) if isinstance(value, dict) else {}}
         for key in ("caller", "toolset_name"):  # a programmatic call keeps who called it
             if block.get(key) is not None:
-                out[key] = _copy(block[key])
+                out[key] = copy_json(block[key])
         return out
-    return _copy(block)  # server tool use and results go back as given
+    return copy_json(block)  # server tool use and results go back as given
 
 
 def _result_ids(blocks: list[dict], records: list[ToolCallRecord]) -> list[str | None]:

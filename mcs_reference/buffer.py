@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ._json import short_repr
 from .chain import ExtractionChain
 from .errors import MalformedChunk, ProviderError, StreamError, UnrecognisedStream
 
@@ -117,8 +118,7 @@ class LLMStreamBuffer:
         strategy = self.chain.resolve(chunk)
         if strategy is None:
             names = ", ".join(getattr(s, "name", "?") for s in self.chain)
-            shown = repr(chunk)
-            shown = shown if len(shown) <= 120 else shown[:117] + "..."
+            shown = short_repr(chunk, 120, 117)
             raise UnrecognisedStream(
                 f"no extraction strategy recognizes the first chunk {shown}",
                 index=index,

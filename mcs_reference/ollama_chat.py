@@ -7,10 +7,10 @@ tool template write their calls as text, so a message without calls may leak one
 """
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
+from ._json import copy_json
 from .calls import ExtractedCall, ToolCallRecord, call_from_object
 from .errors import EventOutOfOrder, MalformedChunk, ProviderError
 from .strategy import ExtractionStrategy
@@ -168,9 +168,9 @@ class OllamaChatStrategy(ExtractionStrategy):
         if acc.thinking:
             message["thinking"] = _joined(acc.thinking)
         if acc.calls:
-            message["tool_calls"] = copy.deepcopy(acc.calls)
+            message["tool_calls"] = copy_json(acc.calls)
         if acc.extra:
-            message.update(copy.deepcopy(acc.extra))
+            message.update(copy_json(acc.extra))
         body: dict[str, Any] = {}
         if acc.model is not None:
             body["model"] = acc.model
@@ -180,7 +180,7 @@ class OllamaChatStrategy(ExtractionStrategy):
         if acc.final is None:
             body["done"] = False
         else:
-            body.update(copy.deepcopy(acc.final))
+            body.update(copy_json(acc.final))
         return body
 
     def is_done(self, chunk: Any) -> bool:
@@ -235,7 +235,7 @@ class OllamaChatStrategy(ExtractionStrategy):
         if source.get("thinking"):
             assistant["thinking"] = source["thinking"]
         if source.get("tool_calls"):
-            assistant["tool_calls"] = copy.deepcopy(source["tool_calls"])
+            assistant["tool_calls"] = copy_json(source["tool_calls"])
         results = [
             {"role": "tool", "content": _result_text(record), "tool_name": record.name}
             for record in records

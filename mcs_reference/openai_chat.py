@@ -11,10 +11,10 @@ continuations, Zhipu's missing `object`, usage-only and moderation chunks, a top
 """
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
+from ._json import copy_json
 from .calls import ExtractedCall, ToolCallRecord, call_from_object
 from .errors import MalformedChunk, ProviderError
 from .strategy import ExtractionStrategy
@@ -257,18 +257,18 @@ class OpenAIChatStrategy(ExtractionStrategy):
             "model": acc.head["model"],
         }
         for key, value in acc.extras.items():
-            body[key] = copy.deepcopy(value)
+            body[key] = copy_json(value)
         body["choices"] = [
             {
                 "index": index,
                 "message": _message_of_choice(slot),
-                "logprobs": copy.deepcopy(slot.logprobs),
+                "logprobs": copy_json(slot.logprobs),
                 "finish_reason": slot.finish_reason,
             }
             for index, slot in enumerate(acc.choices)
         ]
         if acc.usage is not None:
-            body["usage"] = copy.deepcopy(acc.usage)
+            body["usage"] = copy_json(acc.usage)
         return body
 
     def extract(self, message: Any) -> list[ExtractedCall]:
@@ -405,7 +405,7 @@ def _message_of_choice(slot: _Choice) -> dict:
         "role": "assistant",
         "content": None,
         "refusal": None,
-        "annotations": copy.deepcopy(slot.annotations),
+        "annotations": copy_json(slot.annotations),
     }
     for key, parts in slot.texts.items():
         message[key] = "".join(parts)
@@ -482,7 +482,7 @@ def _request_call(entry: Any) -> dict:
     """A tool call as a request message carries it: id, type, function (no `index`)."""
     call = _call_of(entry)  # validates the entry
     if call.kind == "custom":  # goes back as it came: id, type, custom {name, input}
-        return {key: copy.deepcopy(value) for key, value in entry.items() if key != "index"}
+        return {key: copy_json(value) for key, value in entry.items() if key != "index"}
     function = entry.get("function") or {}
     arguments = function.get("arguments")
     if not isinstance(arguments, str):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._json import copy_json, short_repr
 from .calls import ExtractedCall, ToolCallRecord, call_from_json_text, call_from_object
 from .errors import EventOutOfOrder, MalformedChunk, ProviderError
 from .strategy import ExtractionStrategy
@@ -80,25 +81,12 @@ _STATUS_EVENTS = {
 }
 
 
-def _clone(value: Any) -> Any:
-    """A deep copy of JSON-like data (much cheaper than `copy.deepcopy`)."""
-    if isinstance(value, dict):
-        return {key: _clone(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_clone(item) for item in value]
-    return value
-
-
 def _typed(value: Any, what: str) -> dict:
     """`value` if it is a dict with a string `type` (an output item or a part)."""
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        raise MalformedChunk(f"{what} is {_short(value)}", expected="an object with a string type")
+        raise MalformedChunk(f"{what} is {short_repr(value)}",
+                             expected="an object with a string type")
     return value
-
-
-def _short(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 class _Part:
@@ -116,13 +104,13 @@ class _Part:
         self.logprobs: list | None = None  # own list once a delta brings logprobs
 
     def build(self) -> dict:
-        part = _clone(self.part)
+        part = copy_json(self.part)
         if self.field is not None:
             part[self.field] = "".join(self.frags)
         if self.annotations is not None:
-            part["annotations"] = _clone(self.annotations)
+            part["annotations"] = copy_json(self.annotations)
         if self.logprobs is not None:
-            part["logprobs"] = _clone(self.logprobs)
+            part["logprobs"] = copy_json(self.logprobs)
         return part
 
 
@@ -149,12 +137,12 @@ class _Item:
         if parts is None:
             given = self.item.get(key)
             if given is not None and not isinstance(given, list):
-                raise MalformedChunk(f"item {key} is {_short(given)}", expected="a list")
+                raise MalformedChunk(f"item {key} is {short_repr(given)}", expected="a list")
             parts = self.lists[key] = [_Part(dict(_typed(p, f"{key} part"))) for p in given or ()]
         return parts
 
     def build(self) -> dict:
-        item = _clone(self.item)
+        item = copy_json(self.item)
         if self.done:
             return item
         if self.frags is not None:
@@ -194,7 +182,7 @@ def _item_at(acc: _Acc, chunk: dict) -> _Item:
     items = acc.items
     if type(index) is not int or not -1 < index < len(items):
         raise EventOutOfOrder(
-            f"{chunk['type']} for output_index {_short(index)}, but {len(items)} output "
+            f"{chunk['type']} for output_index {short_repr(index)}, but {len(items)} output "
             f"item(s) were announced",
             expected="response.output_item.added for that output_index first",
         )
@@ -202,7 +190,7 @@ def _item_at(acc: _Acc, chunk: dict) -> _Item:
     item_id = chunk.get("item_id")
     if item_id is not None and item_id != slot.id and slot.id is not None:
         raise EventOutOfOrder(
-            f"{chunk['type']} names item_id {_short(item_id)} at output_index {index}, "
+            f"{chunk['type']} names item_id {short_repr(item_id)} at output_index {index}, "
             f"where item {slot.id!r} sits",
             expected="item_id and output_index of the same item",
         )
@@ -220,7 +208,7 @@ def _part_at(acc: _Acc, chunk: dict, key: str, index_key: str, part_type: str) -
     index = chunk.get(index_key)
     if type(index) is not int or not -1 < index < len(parts):
         raise EventOutOfOrder(
-            f"{chunk['type']} for {index_key} {_short(index)}, but item "
+            f"{chunk['type']} for {index_key} {short_repr(index)}, but item "
             f"{chunk['output_index']} has {len(parts)} {key} part(s)",
             expected="the part's .added event first",
         )
@@ -235,7 +223,8 @@ def _part_at(acc: _Acc, chunk: dict, key: str, index_key: str, part_type: str) -
 def _text_of(chunk: dict, field: str) -> str:
     value = chunk.get(field)
     if type(value) is not str:
-        raise MalformedChunk(f"{chunk['type']} has {field} {_short(value)}", expected="a string")
+        raise MalformedChunk(f"{chunk['type']} has {field} {short_repr(value)}",
+                             expected="a string")
     return value
 
 
@@ -269,7 +258,7 @@ def _on_text_delta(acc: _Acc, chunk: dict) -> str:
 
 def _add_logprobs(part: _Part, logprobs: Any) -> None:
     if not isinstance(logprobs, list):
-        raise MalformedChunk(f"logprobs is {_short(logprobs)}", expected="a list")
+        raise MalformedChunk(f"logprobs is {short_repr(logprobs)}", expected="a list")
     if part.logprobs is None:
         given = part.part.get("logprobs")
         part.logprobs = list(given) if isinstance(given, list) else []
@@ -317,7 +306,8 @@ def _part_delta(key: str, index_key: str, part_type: str):
         part = _part_at(acc, chunk, key, index_key, part_type)
         delta = chunk.get("delta")
         if type(delta) is not str:
-            raise MalformedChunk(f"{chunk['type']} delta is {_short(delta)}", expected="a string")
+            raise MalformedChunk(f"{chunk['type']} delta is {short_repr(delta)}",
+                                 expected="a string")
         part.frags.append(delta)
         return ""
     return handler
@@ -339,7 +329,7 @@ def _part_added(key: str, index_key: str):
         index = chunk.get(index_key)
         if type(index) is not int or index != len(parts):
             raise EventOutOfOrder(
-                f"{chunk['type']} at {index_key} {_short(index)}",
+                f"{chunk['type']} at {index_key} {short_repr(index)}",
                 expected=f"the next free {index_key}, {len(parts)}",
             )
         parts.append(_Part(dict(part)))
@@ -354,7 +344,7 @@ def _part_done(key: str, index_key: str):
         index = chunk.get(index_key)
         if type(index) is not int or not -1 < index < len(parts):
             raise EventOutOfOrder(
-                f"{chunk['type']} at {index_key} {_short(index)}, but the item has "
+                f"{chunk['type']} at {index_key} {short_repr(index)}, but the item has "
                 f"{len(parts)} {key} part(s)",
                 expected="the part's .added event first",
             )
@@ -372,7 +362,7 @@ def _on_annotation(acc: _Acc, chunk: dict) -> str:
     part = _part_at(acc, chunk, "content", "content_index", "output_text")
     annotation = chunk.get("annotation")
     if not isinstance(annotation, dict):
-        raise MalformedChunk(f"annotation is {_short(annotation)}", expected="an object")
+        raise MalformedChunk(f"annotation is {short_repr(annotation)}", expected="an object")
     if part.annotations is None:
         given = part.part.get("annotations")
         part.annotations = list(given) if isinstance(given, list) else []
@@ -412,7 +402,7 @@ def _shell_command(acc: _Acc, chunk: dict) -> list[str]:
     added = chunk["type"].endswith(".added")
     if type(index) is not int or not -1 < index < len(commands) + added:
         raise EventOutOfOrder(
-            f"{chunk['type']} for command_index {_short(index)}, but the shell_call has "
+            f"{chunk['type']} for command_index {short_repr(index)}, but the shell_call has "
             f"{len(commands)} command(s)",
             expected="response.shell_call_command.added for each command, in order",
         )
@@ -438,7 +428,7 @@ def _on_item_added(acc: _Acc, chunk: dict) -> str:
     items = acc.items
     if type(index) is not int or index != len(items):
         raise EventOutOfOrder(
-            f"response.output_item.added at output_index {_short(index)}",
+            f"response.output_item.added at output_index {short_repr(index)}",
             expected=f"the next free output_index, {len(items)}",
         )
     acc.place(_Item(dict(item)))
@@ -498,13 +488,13 @@ def _name_of(item: dict) -> str | None:
 def _response_of(acc: _Acc, chunk: dict) -> dict:
     response = chunk.get("response")
     if not isinstance(response, dict):
-        raise MalformedChunk(f"{chunk['type']} has response {_short(response)}",
+        raise MalformedChunk(f"{chunk['type']} has response {short_repr(response)}",
                              expected="a Response object")
     known = acc.response.get("id") if acc.response is not None else None
     given = response.get("id")
     if known is not None and given is not None and given != known:
         raise EventOutOfOrder(
-            f"{chunk['type']} is for response {_short(given)}, this stream is {known!r}",
+            f"{chunk['type']} is for response {short_repr(given)}, this stream is {known!r}",
             expected="one response per stream (reset the buffer between responses)",
         )
     return response
@@ -515,7 +505,7 @@ def _on_lifecycle(acc: _Acc, chunk: dict) -> str:
     output = response.get("output")
     if output and not acc.items:  # a resumed stream: items produced before this point
         if not isinstance(output, list):
-            raise MalformedChunk(f"response output is {_short(output)}", expected="a list")
+            raise MalformedChunk(f"response output is {short_repr(output)}", expected="a list")
         for slot in [_Item(dict(_typed(item, "response output item"))) for item in output]:
             acc.place(slot)
     acc.response = dict(response)
@@ -528,7 +518,7 @@ def _on_end(acc: _Acc, chunk: dict) -> str:
     if output is None:  # some servers leave the items to the earlier events
         final["output"] = [slot.build() for slot in acc.items]
     elif not isinstance(output, list):
-        raise MalformedChunk(f"{chunk['type']} has output {_short(output)}", expected="a list")
+        raise MalformedChunk(f"{chunk['type']} has output {short_repr(output)}", expected="a list")
     acc.final = final
     acc.call_name = _call_name(final["output"])
     return ""
@@ -580,7 +570,7 @@ def _output_of(message: Any) -> list[dict]:
     """The output items of a Response (or of any dict with an `output` list)."""
     output = message.get("output") if isinstance(message, dict) else None
     if not isinstance(output, list):
-        raise MalformedChunk(f"not a Responses message: {_short(message)}",
+        raise MalformedChunk(f"not a Responses message: {short_repr(message)}",
                              expected="a Response object with an output list")
     for position, item in enumerate(output):
         _typed(item, f"output item {position}")
@@ -627,7 +617,7 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
 
     def accumulate(self, acc: _Acc, chunk: Any) -> str:
         if not isinstance(chunk, dict):
-            raise MalformedChunk(f"a Responses event must be an object, got {_short(chunk)}",
+            raise MalformedChunk(f"a Responses event must be an object, got {short_repr(chunk)}",
                                  expected="a JSON object with a type")
         kind = chunk.get("type")
         handler = _EVENTS.get(kind) if type(kind) is str else None
@@ -641,16 +631,16 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
             raise ProviderError(error if isinstance(error, dict) else chunk)
         if type(kind) is str and kind.startswith("response."):
             return ""  # an event type newer than this code: the .done events will carry it
-        raise MalformedChunk(f"not a Responses event: type {_short(kind)}",
+        raise MalformedChunk(f"not a Responses event: type {short_repr(kind)}",
                              expected="a type starting with 'response.', or 'error'")
 
     def as_message(self, acc: _Acc) -> dict:
         if acc.final is not None:
-            return _clone(acc.final)
+            return copy_json(acc.final)
         if acc.response is None:
             message: dict = {"object": "response", "status": "in_progress"}
         else:
-            message = _clone(acc.response)
+            message = copy_json(acc.response)
         message["output"] = [slot.build() for slot in acc.items]
         return message
 
@@ -706,7 +696,7 @@ class OpenAIResponsesStrategy(ExtractionStrategy):
         `shell` result is stdout text, one content dict or the list of contents; a failed
         `apply_patch` call goes back with status `failed`."""
         output = _output_of(message)
-        history = [_clone(item) for item in output]
+        history = [copy_json(item) for item in output]
         answered = _answered_ids(output)
         calls = [item for item in output
                  if item["type"] in _CLIENT_KINDS and not _provider_ran(item, answered)]
@@ -752,7 +742,7 @@ def _call_of(item: dict, kind: str, position: int) -> ExtractedCall:
     if kind in ("function", "custom"):
         name = item.get("name")
         if not isinstance(name, str):
-            raise MalformedChunk(f"{item['type']} item {position} has name {_short(name)}",
+            raise MalformedChunk(f"{item['type']} item {position} has name {short_repr(name)}",
                                  expected="a string")
         if kind == "custom":
             text = item.get("input")
@@ -764,7 +754,7 @@ def _call_of(item: dict, kind: str, position: int) -> ExtractedCall:
         if isinstance(arguments, str):
             return call_from_json_text(name, arguments, call_id)
         return call_from_object(name, arguments, call_id)
-    payload = {key: _clone(value) for key, value in item.items() if key not in _BOOKKEEPING}
+    payload = {key: copy_json(value) for key, value in item.items() if key not in _BOOKKEEPING}
     return ExtractedCall(kind, payload, call_id, kind=kind)
 
 
@@ -779,7 +769,7 @@ def _output_item(kind: str, call_id: str | None, record: ToolCallRecord,
         elif isinstance(result, str):
             screenshot = {"type": "computer_screenshot", "image_url": result}
         else:
-            screenshot = _clone(result)
+            screenshot = copy_json(result)
         return {"type": "computer_call_output", "call_id": call_id, "output": screenshot}
     if kind == "local_shell":  # the SDK's param names the call's id `id`
         return {"type": "local_shell_call_output", "id": call_id, "output": _result_text(record)}
@@ -811,10 +801,10 @@ def _shell_output(record: ToolCallRecord) -> list:
                  "outcome": {"type": "exit", "exit_code": 1}}]
     result = record.result
     if isinstance(result, list):
-        return _clone(result)
+        return copy_json(result)
     if isinstance(result, dict):
         content = {"stdout": "", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
-        content.update(_clone(result))
+        content.update(copy_json(result))
         return [content]
     text = "" if result is None else _result_text(record)
     return [{"stdout": text, "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Iterator
 
+from ._json import shorten
 from .errors import MalformedChunk
 
 _SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
@@ -98,7 +99,7 @@ class BodyDecoder:
         try:
             return json.loads(text)
         except ValueError as exc:
-            shown = text if len(text) <= 80 else text[:77] + "..."
+            shown = shorten(text)
             raise MalformedChunk(
                 f"event ending on line {line} is not JSON ({exc}): {shown!r}",
                 index=index,
