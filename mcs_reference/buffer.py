@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ._json import short_repr
-from .chain import ExtractionChain
+from .chain import ExtractionChain, default_chain
 from .errors import MalformedChunk, ProviderError, StreamError, UnrecognisedStream
 
 _BUG_TYPES = (KeyError, IndexError, AttributeError, TypeError, AssertionError, RecursionError)
@@ -54,8 +54,6 @@ class LLMStreamBuffer:
 
     def __init__(self, strategies_or_chain: Any = None):
         if strategies_or_chain is None:
-            from .chain import default_chain
-
             strategies_or_chain = default_chain()
         self.chain = as_chain(strategies_or_chain)
         self.reset()

@@ -3,6 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .anthropic_messages import AnthropicMessagesStrategy
+from .ollama_chat import OllamaChatStrategy
+from .openai_chat import OpenAIChatStrategy
+from .openai_responses import OpenAIResponsesStrategy
+from .text import JsonCodec, TextStrategy
+
 
 class ExtractionChain:
     """Resolve a shape to the first strategy that recognizes it.
@@ -51,12 +57,6 @@ class ExtractionChain:
 
 def default_chain() -> ExtractionChain:
     """OpenAI Chat, Responses, Anthropic, Ollama, then the JSON text strategy."""
-    from .anthropic_messages import AnthropicMessagesStrategy
-    from .ollama_chat import OllamaChatStrategy
-    from .openai_chat import OpenAIChatStrategy
-    from .openai_responses import OpenAIResponsesStrategy
-    from .text import JsonCodec, TextStrategy
-
     return ExtractionChain([
         OpenAIChatStrategy(),
         OpenAIResponsesStrategy(),

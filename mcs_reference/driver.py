@@ -15,7 +15,10 @@ from typing import Any, Callable, Mapping
 from .buffer import LLMStreamBuffer, as_chain
 from .calls import ExtractedCall, ToolCallRecord
 from .capabilities import SupportsNativeTools, SupportsStreaming
+from .chain import default_chain
 from .errors import UnrecognisedStream
+from .text import TextStrategy
+from .text_codecs import JsonCodec
 
 __all__ = ["BaseDriver", "DriverResponse"]
 
@@ -123,14 +126,9 @@ class BaseDriver(SupportsNativeTools, SupportsStreaming):
         self.handlers = _checked_handlers(handlers)
         self.foreign_calls = foreign_calls
         if chain is None:
-            from .chain import default_chain
-
             chain = default_chain()
         self.chain = as_chain(chain)
         if not hasattr(self, "backup_text_strategy"):
-            from .text import TextStrategy
-            from .text_codecs import JsonCodec
-
             self.backup_text_strategy = TextStrategy(JsonCodec())
         self._scratch_key = ("mcs_reference.BaseDriver", next(_scratch_keys))
 
