@@ -12,6 +12,8 @@ from ._json import short_repr
 from .chain import ExtractionChain, default_chain
 from .errors import MalformedChunk, ProviderError, StreamError, UnrecognisedStream
 
+__all__ = ["LLMStreamBuffer", "as_chain", "plain_chunk"]
+
 _BUG_TYPES = (KeyError, IndexError, AttributeError, TypeError, AssertionError, RecursionError)
 
 

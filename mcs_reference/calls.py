@@ -1,9 +1,16 @@
-"""The value types a driver works with: calls found in a message, and calls it has run."""
+"""The value types a driver works with: calls found in a message, and calls it has run.
+
+Also the two builders every strategy makes an `ExtractedCall` with, from an arguments JSON
+text or an already-parsed value, so that bad arguments become an error call the same way on
+every wire.
+"""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+__all__ = ["ExtractedCall", "ToolCallRecord", "call_from_json_text", "call_from_object"]
 
 
 @dataclass(frozen=True)

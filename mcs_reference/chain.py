@@ -1,4 +1,8 @@
-"""`ExtractionChain`: the one ordered list of strategies shared by the buffer and the driver."""
+"""`ExtractionChain`: the one ordered list of strategies shared by the buffer and the driver.
+
+`default_chain()` builds the chain of the built-in strategies; the chain sits above them
+(it imports every strategy) and below the buffer and the driver (they import it).
+"""
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -8,6 +12,8 @@ from .ollama_chat import OllamaChatStrategy
 from .openai_chat import OpenAIChatStrategy
 from .openai_responses import OpenAIResponsesStrategy
 from .text import JsonCodec, TextStrategy
+
+__all__ = ["ExtractionChain", "default_chain"]
 
 
 class ExtractionChain:

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["StreamError", "UnrecognisedStream", "EventOutOfOrder", "MalformedChunk",
+           "ProviderError", "expect"]
+
 
 class StreamError(ValueError):
     """Raised when a chunk or message is not valid input for the strategy that reads it."""

@@ -12,6 +12,8 @@ from typing import Any, Iterable, Iterator
 from ._json import shorten
 from .errors import MalformedChunk
 
+__all__ = ["BodyDecoder", "decode_body", "iter_chunks"]
+
 _SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
 
 

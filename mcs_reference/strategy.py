@@ -12,6 +12,8 @@ from typing import Any
 
 from .calls import ExtractedCall, ToolCallRecord
 
+__all__ = ["ExtractionStrategy"]
+
 
 class ExtractionStrategy(ABC):
     """Abstract base of the format experts; the contract's fixed members are abstract."""
