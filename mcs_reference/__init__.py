@@ -29,6 +29,7 @@ _HOMES = {
     "LLMStreamBuffer": "buffer",
     "decode_body": "sse",
     "iter_chunks": "sse",
+    "END_OF_STREAM": "sse",
     "BaseDriver": "driver",
     "DriverResponse": "driver",
     "SupportsNativeTools": "capabilities",

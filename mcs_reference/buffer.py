@@ -11,6 +11,7 @@ from typing import Any, Iterable
 from ._json import short_repr
 from .chain import ExtractionChain, default_chain
 from .errors import MalformedChunk, ProviderError, StreamError, UnrecognisedStream
+from .sse import END_OF_STREAM
 
 __all__ = ["LLMStreamBuffer", "as_chain", "plain_chunk"]
 
@@ -83,7 +84,12 @@ class LLMStreamBuffer:
 
         Raises `StreamError` (naming the chunk's position) for a chunk that is not valid for
         the resolved wire, and `ProviderError` when the provider reported an error.
+        `END_OF_STREAM` (what `iter_chunks` yields for `data: [DONE]`) is no chunk: it marks
+        the stream done, as the server said it is.
         """
+        if chunk is END_OF_STREAM:
+            self._done = True
+            return ""
         index = self._count
         self._count = index + 1
         self._held = False

@@ -1,8 +1,10 @@
 """Turn a recorded or live HTTP body (SSE or NDJSON bytes) into chunks for the buffer.
 
 SSE: `data:` lines (several join with newlines), `event:`/`id:`/`retry:` fields in any
-order, `:` comments, CRLF or LF, `data: [DONE]` (the end, not a chunk). NDJSON: one JSON
-value per line (Ollama, and recordings stored without their SSE framing).
+order, `:` comments, CRLF or LF, `data: [DONE]` (the end, not a chunk: `iter_chunks` hands it
+on as `END_OF_STREAM`, so that a buffer fed from it knows the server said the stream is
+complete). NDJSON: one JSON value per line (Ollama, and recordings stored without their SSE
+framing).
 """
 from __future__ import annotations
 
@@ -12,9 +14,21 @@ from typing import Any, Iterable, Iterator
 from ._json import shorten
 from .errors import MalformedChunk
 
-__all__ = ["BodyDecoder", "decode_body", "iter_chunks"]
+__all__ = ["END_OF_STREAM", "BodyDecoder", "decode_body", "iter_chunks"]
 
 _SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
+
+
+class _EndOfStream:
+    """`END_OF_STREAM`: what `iter_chunks` yields where an SSE body says `data: [DONE]`, the
+    server's word that the stream is complete. `LLMStreamBuffer.add(END_OF_STREAM)` marks the
+    buffer done (never after a provider error). It is no chunk of any wire."""
+
+    def __repr__(self) -> str:
+        return "END_OF_STREAM"
+
+
+END_OF_STREAM = _EndOfStream()
 
 
 class BodyDecoder:
@@ -110,16 +124,25 @@ class BodyDecoder:
 
 
 def decode_body(body: bytes | str | Iterable[bytes], *, format: str | None = None) -> list[Any]:
-    """All chunks of a whole HTTP body (bytes, text, or an iterable of byte pieces)."""
-    return list(iter_chunks(body, format=format))
+    """All chunks of a whole HTTP body (bytes, text, or an iterable of byte pieces); the
+    `[DONE]` line is no chunk and is left out."""
+    return [chunk for chunk in iter_chunks(body, format=format) if chunk is not END_OF_STREAM]
 
 
 def iter_chunks(body: bytes | str | Iterable[bytes], *, format: str | None = None) -> Iterator[Any]:
-    """Chunks of an HTTP body as they complete; pass a live `iter_bytes()` to stream."""
+    """Chunks of an HTTP body as they complete, and `END_OF_STREAM` where the body says
+    `data: [DONE]`, all to feed to `LLMStreamBuffer.add`; pass a live `iter_bytes()` to
+    stream."""
     decoder = BodyDecoder(format=format)
     if isinstance(body, str):
         body = body.encode("utf-8")
     pieces = [body] if isinstance(body, (bytes, bytearray)) else body
+    ended = False
     for piece in pieces:
         yield from decoder.feed(bytes(piece))
+        if decoder.done and not ended:
+            ended = True
+            yield END_OF_STREAM
     yield from decoder.close()
+    if decoder.done and not ended:
+        yield END_OF_STREAM

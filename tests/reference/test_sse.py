@@ -4,7 +4,7 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from mcs_reference import MalformedChunk
+from mcs_reference import END_OF_STREAM, LLMStreamBuffer, MalformedChunk, ProviderError
 from mcs_reference.sse import BodyDecoder, decode_body, iter_chunks
 
 EVENTS = [{"type": "ping"}, {"a": "é\n", "b": [1, 2]}, {"c": "data: [DONE]"}]
@@ -55,7 +55,8 @@ def test_any_network_cut_gives_the_same_chunks(sizes):
     for size in sizes * (len(body) // sum(sizes) + 1):
         pieces.append(body[start:start + size])
         start += size
-    assert list(iter_chunks(pieces)) == EVENTS
+    assert list(iter_chunks(pieces)) == [*EVENTS, END_OF_STREAM]
+    assert decode_body(pieces) == EVENTS
 
 
 def test_text_input_is_accepted():
@@ -83,3 +84,35 @@ def test_good_events_before_a_bad_one_in_the_same_read_are_kept():
 def test_unknown_format_is_refused():
     with pytest.raises(ValueError, match="format must be"):
         BodyDecoder(format="xml")
+
+
+def _chat(delta, **extra):
+    return {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}], **extra}
+
+
+# A Snowflake-like stream: no finish_reason anywhere; only `[DONE]` says it is complete.
+NO_FINISH = [_chat({"role": "assistant", "content": ""}), _chat({"content": "Hello"})]
+
+
+def test_the_end_signal_reaches_the_buffer_so_is_done_tells_complete_from_cut():
+    whole, cut = sse(NO_FINISH, comment=False), sse(NO_FINISH, comment=False, done=False)
+    assert list(iter_chunks(whole)) == [*NO_FINISH, END_OF_STREAM]
+    assert decode_body(whole) == NO_FINISH == decode_body(cut)
+    complete, truncated = LLMStreamBuffer(), LLMStreamBuffer()
+    for chunk in iter_chunks(whole):
+        complete.add(chunk)
+    for chunk in iter_chunks(cut):
+        truncated.add(chunk)
+    assert complete.is_done() and not truncated.is_done()
+    assert complete.chunk_count == 2 and complete.as_dict() == truncated.as_dict()
+
+
+def test_the_end_signal_after_a_provider_error_leaves_the_stream_not_done():
+    failed = _chat({}, error={"message": "overloaded", "type": "server_error"})
+    buffer = LLMStreamBuffer()
+    with pytest.raises(ProviderError):
+        for chunk in iter_chunks(sse([NO_FINISH[0], failed], comment=False)):
+            buffer.add(chunk)
+    buffer.add(END_OF_STREAM)
+    assert not buffer.is_done()
