@@ -15,7 +15,7 @@ import sys
 import time
 
 from mcs_conformance.certify import Request, run
-from mcs_conformance.clauses._run import _REFERENCE, NATIVE_WIRES
+from mcs_conformance.wires import NATIVE_WIRES, reference_strategy
 
 CLIENT = "mcs_conformance.clients.reference_client:reference_client"
 TARGET = 2.0
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         client, client_verdict = certify_seconds(Request(
             target=CLIENT, wire=wire, profile=args.profile, seed=args.seed, kind="client"))
         strategy, strategy_verdict = certify_seconds(Request(
-            target=f"mcs_reference:{_REFERENCE[wire]}", profile=args.profile, seed=args.seed))
+            target=f"mcs_reference:{type(reference_strategy(wire)).__name__}", profile=args.profile, seed=args.seed))
         ratio = client / strategy
         worst = max(worst, ratio)
         print(f"{wire:20} {client:7.1f} s {client_verdict:>10} {strategy:7.1f} s "

@@ -175,7 +175,7 @@ def drawn_per_second(target: str, examples: int = 300) -> float:
     the kit's floor (a clause cannot run faster than its cases are drawn)."""
     from hypothesis import given, settings
 
-    from mcs_conformance.profiles import profile_settings
+    from mcs_conformance.plugin import profile_settings
     from mcs_conformance.targets import load_strategy
     from mcs_conformance.wires import wire_for_strategy
 

@@ -2,9 +2,9 @@
 
     python docs/gen_api.py > docs/api.md
 
-Documents the contract's names (`mcs_reference.__all__`) and the kit's public API
-(`mcs_conformance.hypothesis.__all__`, `mcs_conformance.wires.__all__`). tests/test_docs.py
-fails when docs/api.md differs from what this prints.
+Documents the contract's names (`mcs_reference.__all__`) and the public surface of every
+subsystem of the kit (each `__all__` in MODULES). tests/test_docs.py fails when docs/api.md
+differs from what this prints; tests/test_architecture.py, when a public module is missing.
 """
 from __future__ import annotations
 
@@ -13,9 +13,21 @@ import importlib
 import inspect
 import re
 import sys
+import typing
 from typing import Any
 
-MODULES = ("mcs_reference", "mcs_conformance.hypothesis", "mcs_conformance.wires")
+MODULES = (
+    "mcs_reference",
+    "mcs_conformance.hypothesis",
+    "mcs_conformance.base", "mcs_conformance.base.schema",
+    "mcs_conformance.wires",
+    "mcs_conformance.targets",
+    "mcs_conformance.clients", "mcs_conformance.clients.reference_client",
+    "mcs_conformance.clauses",
+    "mcs_conformance.corpora",
+    "mcs_conformance.plugin",
+    "mcs_conformance.certify",
+)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _FORWARD = re.compile(r"ForwardRef\('([^']*)'\)")
 
@@ -26,7 +38,20 @@ def _annotation(value: Any) -> str:
 
 
 def _default(value: Any) -> str:
-    return _ADDRESS.sub("", repr(value))
+    return _ADDRESS.sub("", _stable_repr(value))
+
+
+def _stable_repr(value: Any) -> str:
+    """`repr`, with sets sorted: a set's order changes from one interpreter to the next."""
+    if isinstance(value, (set, frozenset)):
+        items = ", ".join(sorted(map(_stable_repr, value)))
+        return f"{type(value).__name__}({{{items}}})" if items else f"{type(value).__name__}()"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_stable_repr(k)}: {_stable_repr(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(map(_stable_repr, value))
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    return repr(value)
 
 
 def signature(obj: Any, *, drop_self: bool = False) -> str:
@@ -117,6 +142,13 @@ def _field_lines(cls: type) -> list[str]:
 def document(module_name: str, name: str, obj: Any) -> list[str]:
     """The Markdown section of one public name."""
     home = getattr(obj, "__module__", module_name)
+    if typing.get_origin(obj) is typing.Union:
+        members = " | ".join(member.__name__ for member in typing.get_args(obj))
+        return [f"### `{name}`", "", "```text", f"{name} = {members}", "```", "",
+                f"Defined in `{module_name}`: a type, one of {members.replace(' | ', ', ')}.", ""]
+    if inspect.ismodule(obj):
+        summary = _doc(obj).split("\n\n")[0]
+        return [f"### `{name}`", "", f"The module `{obj.__name__}`, documented below: {summary}", ""]
     if inspect.isclass(obj):
         bases = ", ".join(f"`{b.__name__}`" for b in obj.__bases__ if b is not object)
         made = signature(obj).removesuffix(" -> None")
@@ -132,7 +164,11 @@ def document(module_name: str, name: str, obj: Any) -> list[str]:
     if callable(obj):
         return [f"### `{name}`", "", "```text", f"def {name}{signature(obj)}", "```", "",
                 f"Defined in `{home}`.", "", _doc(obj), ""]
-    return [f"### `{name}`", "", "```text", f"{name} = {_default(obj)}", "```", ""]
+    lines = [f"### `{name}`", "", "```text", f"{name} = {_default(obj)}", "```", ""]
+    kind = type(obj)
+    if kind.__module__.split(".")[0] in ("mcs_reference", "mcs_conformance") and kind.__doc__:
+        lines += [inspect.getdoc(kind), ""]  # a sentinel of a type of its own says what it is
+    return lines
 
 
 def render() -> str:
@@ -143,8 +179,10 @@ def render() -> str:
         "by hand (tests/test_docs.py fails when this file is stale).", "",
         "The contract's names are importable from `mcs_reference`; the kit's generators from "
         "`mcs_conformance.hypothesis`; wires (for a format of your own) from "
-        "`mcs_conformance.wires`. See [architecture.md](architecture.md) for how they fit "
-        "together and [writing-a-strategy.md](writing-a-strategy.md) for a worked example.", "",
+        "`mcs_conformance.wires`. Then each subsystem of the kit, lowest layer first, with the "
+        "names it offers the layers above it (and you): anything not listed here is private. "
+        "See [architecture.md](architecture.md) for how they fit together and "
+        "[writing-a-strategy.md](writing-a-strategy.md) for a worked example.", "",
     ]
     for module_name in MODULES:
         module = importlib.import_module(module_name)

@@ -9,7 +9,12 @@ import random
 import sys
 from pathlib import Path
 
-from .profiles import PROFILES
+from mcs_conformance.certify import (MergeRefused, Request, UsageProblem, merge, progress_stream,
+                                     read_shard, run, write)
+from mcs_conformance.clauses import catalogue_markdown
+from mcs_conformance.clients import serve_command
+from mcs_conformance.corpora import record_command
+from mcs_conformance.plugin import PROFILES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,17 +91,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "clauses":
-        from .catalogue import catalogue_markdown
-
         sys.stdout.write(catalogue_markdown())
         return 0
     if args.command == "record":
-        from .recorder import record_command
-
         return record_command(args)
     if args.command == "serve":
-        from .clients.serve import serve_command
-
         return serve_command(args)
     if args.command == "merge":
         return _merge(args)
@@ -113,8 +112,6 @@ def _target(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def _certify(args: argparse.Namespace) -> int:
-    from .certify import Request, UsageProblem, progress_stream, run, write
-
     seed = args.seed if args.seed is not None else random.Random().getrandbits(32)
     try:
         kind, target = _target(args)
@@ -140,9 +137,6 @@ def _certify(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from .certify import write
-    from .shards import MergeRefused, merge, read_shard
-
     try:
         if args.out.exists() and not args.out.is_dir():
             raise MergeRefused(f"--out {args.out}: exists and is not a folder")

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from .wires import Case, Wire, get_wire
+from mcs_conformance.wires import Case, Wire, get_wire
 
 __all__ = ["cases", "native_messages", "streams"]
 

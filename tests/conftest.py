@@ -92,3 +92,4 @@ def seen_over_seeds(generator, features: Callable, expected: set, examples: int,
 def drawn_over_seeds() -> Callable[..., set]:
     """`seen_over_seeds`, for tests that assert what a generator draws."""
     return seen_over_seeds
+

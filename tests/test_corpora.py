@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mcs_conformance.corpus import find_streams, load_meta, unused_snapshots
+from mcs_conformance.corpora import find_streams, load_meta, unused_snapshots
 
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"
 WIRES = ("anthropic-messages", "ollama-chat", "openai-chat", "openai-responses", "text")

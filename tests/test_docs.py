@@ -303,7 +303,7 @@ def test_the_readme_shows_the_two_commands_exactly_and_ci_runs_the_second() -> N
 
 # -- generated pages -----------------------------------------------------------------------
 def test_the_clause_catalogue_page_is_up_to_date(capsys) -> None:
-    from mcs_conformance.catalogue import catalogue_markdown
+    from mcs_conformance.clauses import catalogue_markdown
     from mcs_conformance.cli import main
 
     assert main(["clauses"]) == 0

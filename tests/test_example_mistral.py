@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcs_reference import ExtractedCall, TextStrategy, ToolCallRecord
-from mcs_conformance.report import Report
+from mcs_conformance.certify import Report
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mistral-codec"
 SOURCE = EXAMPLE / "src"

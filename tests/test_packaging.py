@@ -132,7 +132,7 @@ def test_both_packages_import_from_the_installed_wheel_outside_the_repo(venv):
 
 def test_every_schema_loads_from_the_installed_package(venv):
     code = ("from importlib.resources import files\n"
-            "from mcs_conformance import schema\n"
+            "from mcs_conformance.base import schema\n"
             "names = sorted(p.name for p in files('mcs_conformance').joinpath('schemas').iterdir()"
             " if p.name.endswith('.json'))\n"
             "for name in names:\n"
@@ -150,7 +150,7 @@ def test_the_pytest11_entry_point_is_registered_once(venv):
 
 
 def test_the_console_script_runs(venv):
-    from mcs_conformance.catalogue import catalogue_markdown
+    from mcs_conformance.clauses import catalogue_markdown
 
     done = _check(_run([venv["script"], "clauses"], venv["cwd"]))
     assert done.stdout == catalogue_markdown()

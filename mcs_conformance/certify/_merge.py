@@ -12,11 +12,13 @@ from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
 
-from ..clauses import CLAUSES
-from ..report import Report, ReportError
-from .split import parse_shard
+from mcs_conformance.clauses import CLAUSES
+from mcs_conformance.certify._report import Report, ReportError
+from mcs_conformance.clauses import parse_shard
 
 # Header fields every shard must share, with the words a refusal uses for them.
+__all__ = ["MergeRefused", "merge", "read_shard"]
+
 MUST_AGREE = {
     "target": "targets", "strategy": "strategies", "wire": "wires", "profile": "profiles",
     "seed": "seeds", "quirks": "quirks", "version": "kit versions",

@@ -5,7 +5,9 @@ import json
 import re
 from xml.etree import ElementTree as ET
 
-from .report import Report
+from mcs_conformance.certify._report import Report
+
+__all__ = ["badge", "junit_xml", "summary_markdown"]
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 MARKS = {"passed": "✅ passed", "failed": "❌ failed", "errored": "💥 errored", "skipped": "➖ skipped"}

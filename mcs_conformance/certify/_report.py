@@ -10,7 +10,10 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
-from . import schema
+from mcs_conformance.base import schema
+
+__all__ = ["VERDICTS", "ClauseResult", "DuplicateClause", "FooterMismatch", "Header", "InvalidLine",
+           "MissingFooter", "MissingHeader", "Report", "ReportError"]
 
 VERDICTS = ("passed", "failed", "errored", "skipped")
 

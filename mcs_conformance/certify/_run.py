@@ -6,7 +6,6 @@ which carry each clause's verdict in `user_properties`, into report lines.
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib.util
 import io
@@ -20,21 +19,20 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import hypothesis
 import pytest
 
-from . import schema
-from .clauses import CLAUSES
-from .render import badge, junit_xml, summary_markdown
-from .report import VERDICTS, ClauseResult, Header, Report
-from .targets import TargetError, load_client, load_harness, load_strategy, load_wire
-from .database import example_database
-from .settings import quirks_label, target_option
-from .shards import parse_shard
-from .wires import wire_for_strategy
-from .wires.quirks import parse_quirks
+from mcs_conformance.base import TargetError, schema
+from mcs_conformance.certify._render import badge, junit_xml, summary_markdown
+from mcs_conformance.certify._report import VERDICTS, ClauseResult, Header, Report
+from mcs_conformance.clauses import CLAUSES
+from mcs_conformance.plugin import (SETTINGS_KEY, McsSettings, OptionError, build_settings,
+                                    command_spelling)
+
+__all__ = ["Request", "UsageProblem", "progress_stream", "read_baseline", "run", "settings_for",
+           "write"]
 
 
 class UsageProblem(ValueError):
@@ -73,86 +71,42 @@ def read_baseline(path: Path) -> tuple[str, ...]:
     return tuple(data["expected_failures"])
 
 
-def check_request(request: Request) -> tuple[Any, Any]:
-    """Load the target and its wire now, so a bad one is one line and exit 2, not a test run."""
-    unknown = [c for c in request.clauses if c not in CLAUSES]
-    if unknown:
-        raise UsageProblem(f"--clause {unknown[0]}: no such clause; see `mcs-conformance clauses`")
-    if request.seed < 0:
-        raise UsageProblem(f"--seed {request.seed}: expected a non-negative integer")
+def settings_for(request: Request) -> McsSettings:
+    """The run's settings, built once through the plugin's own option checks: a bad target,
+    wire or option is one line and exit 2, not a test run. The target is loaded here, once."""
+    targets = {"strategy": (), "client": (), "harness": ()}
+    targets[request.kind] = (request.target,)
     try:
-        parse_quirks(request.quirks)
-    except ValueError as exc:
-        raise UsageProblem(f"--quirks {request.quirks}: {exc}") from None
-    if request.shard is not None:
-        try:
-            parse_shard(request.shard)
-        except ValueError as exc:
-            raise UsageProblem(f"--shard {request.shard}: {exc}") from None
-    if request.database is not None:
-        try:
-            example_database(request.database, f"--database {request.database}")
-        except argparse.ArgumentTypeError as exc:
-            raise UsageProblem(str(exc)) from None
+        settings = build_settings(
+            command_spelling, strategies=targets["strategy"], clients=targets["client"],
+            harnesses=targets["harness"], wire_spec=request.wire, profile=request.profile,
+            seed_value=str(request.seed), clauses=request.clauses, quirks_value=request.quirks,
+            shard_value=request.shard, database_value=request.database)
+    except (OptionError, TargetError) as exc:
+        raise UsageProblem(str(exc)) from None
     if request.jobs and importlib.util.find_spec("xdist") is None:
         raise UsageProblem("--jobs needs pytest-xdist: pip install pytest-xdist")
-    if request.kind != "strategy":
-        return _check_client(request)
-    if request.clauses and all(CLAUSES[c].kind == "client" for c in request.clauses):
-        raise UsageProblem(f"--clause {request.clauses[0]}: a client clause; it does not apply "
-                           f"to the strategy {request.target} (certify a client with --client)")
-    try:
-        loaded = load_strategy(request.target)
-        wire = load_wire(request.wire) if request.wire else wire_for_strategy(loaded.strategy)
-    except TargetError as exc:
-        raise UsageProblem(str(exc)) from None
-    if wire is None:
-        name = getattr(loaded.strategy, "name", "?")
-        raise UsageProblem(
-            f"{request.target}: no built-in wire for a strategy named {name!r}; pass --wire NAME|pkg:Obj"
-        )
-    return loaded, wire
-
-
-def _check_client(request: Request) -> tuple[Any, Any]:
-    """Load a client or a harness (which must start and answer), and check its wire and
-    clause selection."""
-    from .clauses._run import NATIVE_WIRES
-
-    option = f"--{request.kind}"
-    if request.wire not in NATIVE_WIRES:
-        given = f"--wire {request.wire}" if request.wire else "no --wire"
-        raise UsageProblem(f"{option} {request.target}: {given}; a client is certified on one "
-                           f"of {', '.join(NATIVE_WIRES)} (pass --wire NAME)")
-    if request.clauses and not any(CLAUSES[c].kind == "client" for c in request.clauses):
-        raise UsageProblem(f"--clause {request.clauses[0]}: selects no client clause for "
-                           f"{option} {request.target}; client clauses are client.* "
-                           "(`mcs-conformance clauses`)")
-    try:
-        loaded = (load_harness if request.kind == "harness" else load_client)(request.target)
-    except TargetError as exc:
-        raise UsageProblem(str(exc)) from None
-    if request.kind == "harness":  # it must start and answer `start` before a run begins
-        try:
-            client = loaded.open(30.0)
-        except Exception as exc:
-            raise UsageProblem(f"{option} {request.target}: {exc}") from None
-        implementation = getattr(client, "implementation", None)
-        client.close()
-        return (loaded, implementation if isinstance(implementation, dict) else None), \
-            load_wire(request.wire)
-    return (loaded, None), load_wire(request.wire)
+    return settings
 
 
 class _Collector:
     """pytest plugin object: one `ClauseResult` per clause item, with progress on a terminal."""
 
-    def __init__(self, progress: TextIO | None, rerun: str):
+    def __init__(self, settings: McsSettings, progress: TextIO | None, rerun: str):
+        self.settings = settings
         self.results: dict[str, ClauseResult] = {}
         self.progress = progress
         self.rerun = rerun  # the reproduce command when the item could not say (setup errors)
         self.total = 0
         self.usage_error: str | None = None  # a client that returned no outcome
+        self.start_error: str | None = None  # a harness that could not be started
+        self.implementation: dict | None = None  # what a harness said it runs
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_cmdline_main(self, config: pytest.Config) -> None:
+        """Hand the plugin the settings built here, before it configures: the target is
+        loaded once."""
+        config.stash[SETTINGS_KEY] = self.settings
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.total = len(session.items)
@@ -161,6 +115,10 @@ class _Collector:
         props = dict(report.user_properties)
         if props.get("mcs_usage_error") and self.usage_error is None:
             self.usage_error = props["mcs_usage_error"]
+        if props.get("mcs_start_error") and self.start_error is None:
+            self.start_error = props["mcs_start_error"]
+        if props.get("mcs_implementation") and self.implementation is None:
+            self.implementation = props["mcs_implementation"]
         clause_id = props.get("mcs_clause")
         if clause_id is None or report.when != "call" and report.passed:
             return
@@ -200,11 +158,13 @@ _UNNEEDED_PLUGINS = [arg for name in (
 
 def run(request: Request, *, progress: TextIO | None = None) -> Report:
     """Certify `request.target`; returns the report (writes nothing)."""
-    loaded, wire = check_request(request)
+    settings = settings_for(request)
+    loaded = settings.targets[0]
+    wire = settings.wire or settings.strategy_wire(loaded)
     baseline = read_baseline(request.baseline) if request.baseline else None
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     options = [f"--mcs-profile={request.profile}", f"--mcs-seed={request.seed}"]
-    quirks = quirks_label(parse_quirks(request.quirks))
+    quirks = settings.quirks_label
     if quirks != "all":
         options.append(f"--mcs-quirks={quirks}")
     if request.wire:
@@ -213,12 +173,10 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         options.append(f"--mcs-database={request.database}")
     kind = "client" if request.kind != "strategy" else "strategy"
     selected = request.clauses or tuple(c.id for c in CLAUSES.values() if c.kind == kind)
-    if request.shard is not None:
-        shard = parse_shard(request.shard)
-        options.append(f"--mcs-shard={shard}")
-        selected = shard.select(selected)
-    shown = target_option(loaded[0] if request.kind != "strategy" else loaded)
-    collector = _Collector(progress, " ".join(["pytest", shown, *options]))
+    if settings.shard is not None:
+        options.append(f"--mcs-shard={settings.shard}")
+        selected = settings.shard.select(selected)
+    collector = _Collector(settings, progress, " ".join(["pytest", loaded.option, *options]))
     options.insert(0, f"--mcs-{request.kind}={request.target}")  # argv: no shell quoting
     if progress is not None:
         label = request.target if kind == "strategy" else f"{request.kind} {request.target}"
@@ -252,6 +210,8 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
                 gc.unfreeze()
             hypothesis.settings.load_profile(profile)
         seconds = time.perf_counter() - clock
+    if collector.start_error is not None:  # a harness must start and answer `start`
+        raise UsageProblem(f"--{request.kind} {request.target}: {collector.start_error}")
     if collector.usage_error is not None:
         raise UsageProblem(collector.usage_error)
     if (code not in (0, 1) or not collector.results) and selected:  # a shard may hold no clause
@@ -264,7 +224,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     if request.kind == "strategy":
         name, implementation = str(getattr(loaded.strategy, "name", "?")), None
     else:
-        implementation = loaded[1]
+        implementation = collector.implementation
         name = str((implementation or {}).get("name") or request.target)
     header = Header(
         target=request.target, strategy=name, wire=wire.name,
@@ -273,7 +233,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         hypothesis=hypothesis.__version__, platform=platform.platform(terse=True), baseline=baseline,
         clauses=tuple(request.clauses) or None, quirks=quirks, target_kind=request.kind,
         implementation=implementation,
-        shard=str(shard) if request.shard is not None else None,
+        shard=str(settings.shard) if settings.shard is not None else None,
     )
     return Report(header, results, seconds)
 

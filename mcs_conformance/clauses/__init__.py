@@ -1,5 +1,32 @@
-"""The clause catalogue. Importing this package registers every clause, in catalogue order."""
-from ._registry import CLAUSES, Clause, ClauseFailure, ClauseNotApplicable, Subject, applicable, clause
-from . import reassembly, resolve, extract, history, codec, robust, client  # noqa: E402,F401  (registers)
+"""Clauses: every property the kit checks, with a stable id the reports cite.
 
-__all__ = ["CLAUSES", "Clause", "ClauseFailure", "ClauseNotApplicable", "Subject", "applicable", "clause"]
+Owns the clause registry and catalogue, the subjects a clause judges (an extraction
+strategy, or a client through its runner), running a property under Hypothesis the same way
+for every clause, comparing results, the time limit on a run, and which clauses a shard runs.
+Importing this package registers every clause, in catalogue order: strategy clauses
+(reassembly, resolve, extract, history, codec, robust), then client clauses.
+
+May import: `mcs_reference`, `mcs_conformance.base`, `mcs_conformance.wires`,
+`mcs_conformance.targets`, `mcs_conformance.clients`.
+"""
+from __future__ import annotations
+
+from mcs_conformance.clauses._catalogue import catalogue_markdown
+from mcs_conformance.clauses._compare import calls_difference, first_difference
+from mcs_conformance.clauses._limits import ClauseTimeout, time_limit, timeout_behind
+from mcs_conformance.clauses._registry import (AnySubject, applicable, Clause, clause,
+                                               ClauseFailure, ClauseNotApplicable, CLAUSES,
+                                               ClientSubject, KINDS, LEVELS, Subject)
+from mcs_conformance.clauses._runner import examples_run, load_kit_modules
+from mcs_conformance.clauses._shards import parse_shard, Shard
+from mcs_conformance.clauses import (_reassembly, _resolve, _extract, _history, _codec,  # noqa: F401
+                                     _robust, _client)  # registers every clause, in this order
+
+__all__ = [
+    "CLAUSES", "KINDS", "LEVELS", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
+    "ClientSubject", "Subject", "applicable", "clause", "catalogue_markdown",
+    "calls_difference", "first_difference",
+    "ClauseTimeout", "time_limit", "timeout_behind",
+    "examples_run", "load_kit_modules",
+    "Shard", "parse_shard",
+]

@@ -1,10 +1,13 @@
 """The clause catalogue as Markdown, generated from the registry so the docs cannot drift."""
 from __future__ import annotations
 
-from .clauses import CLAUSES
+from mcs_conformance.clauses._registry import CLAUSES
+
+__all__ = ["catalogue_markdown"]
 
 
 def catalogue_markdown() -> str:
+    """docs/clauses.md: every clause by family, its level, meaning and typical bug."""
     lines = [
         "# The clause catalogue", "",
         "Generated from the clause registry by `mcs-conformance clauses`; do not edit by hand.",

@@ -7,22 +7,22 @@ quirks of its counterexample, so "fails only on vLLM-style streams" reads as suc
 from __future__ import annotations
 
 from dataclasses import replace
-
 from typing import Any
 
-from ..clients.cases import (error_streams, http_errors, malformed_streams, prose_streams,
-                             streams, truncated_streams)
-from ..clients.outcome import truth_calls
-from ..clients.served import Served
-from ._registry import ClauseNotApplicable, Subject, clause
-from ._run import NATIVE_WIRES, check_each, first_difference, show
+from mcs_conformance.base import show
+from mcs_conformance.clauses._compare import first_difference
+from mcs_conformance.clauses._registry import clause, ClauseNotApplicable, ClientSubject
+from mcs_conformance.clauses._runner import check_each
+from mcs_conformance.clients import (error_streams, http_errors, malformed_streams, prose_streams,
+                                     Served, streams, truncated_streams, truth_calls)
+from mcs_conformance.wires import NATIVE_WIRES
 
 CLIENT = "client"
 NO_MESSAGE = ("n/a: the client exposes no native message (message is null on every case that "
               "did not end in an error)")
 
 
-def _served_wire(subject: Subject) -> bool:
+def _served_wire(subject: ClientSubject) -> bool:
     return subject.client is not None and subject.client.wire in NATIVE_WIRES
 
 
@@ -78,7 +78,7 @@ def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
                 "with empty arguments lost; calls read only from the final chunk.",
     applies=_served_wire, kind=CLIENT,
 )
-def calls(subject: Subject) -> None:
+def calls(subject: ClientSubject) -> None:
     runner = subject.client
 
     def prop(served: Served) -> None:
@@ -105,7 +105,7 @@ def calls(subject: Subject) -> None:
                 "of reasoning shown as the answer; the first delta dropped.",
     applies=_served_wire, kind=CLIENT,
 )
-def text(subject: Subject) -> None:
+def text(subject: ClientSubject) -> None:
     runner = subject.client
 
     def prop(served: Served) -> None:
@@ -150,7 +150,7 @@ def _nulls_as_absent(expected: Any, got: Any) -> tuple[Any, Any]:
                 "signatures); usage or stop reason taken from the wrong event.",
     applies=_served_wire, kind=CLIENT,
 )
-def message(subject: Subject) -> None:
+def message(subject: ClientSubject) -> None:
     runner = subject.client
     exposes: list[bool] = []  # whether the first case's outcome had a message: every case must agree
 
@@ -198,7 +198,7 @@ def _without_call_ids(outcome: dict) -> dict:
                 "UTF-8 per read; a \\r at the end of one read taken as a line end.",
     applies=_served_wire, kind=CLIENT,
 )
-def byte_cuts(subject: Subject) -> None:
+def byte_cuts(subject: ClientSubject) -> None:
     runner = subject.client
 
     def prop(served: Served) -> None:
@@ -231,7 +231,7 @@ def byte_cuts(subject: Subject) -> None:
     typical_bug="Scanning the visible text for JSON objects and taking them for calls.",
     applies=_served_wire, kind=CLIENT,
 )
-def no_phantom(subject: Subject) -> None:
+def no_phantom(subject: ClientSubject) -> None:
     runner = subject.client
 
     def prop(served: Served) -> None:
@@ -254,7 +254,7 @@ def no_phantom(subject: Subject) -> None:
                 "skipped; a tool_use cut by max_tokens dropped.",
     applies=_served_wire, kind=CLIENT,
 )
-def malformed(subject: Subject) -> None:
+def malformed(subject: ClientSubject) -> None:
     runner = subject.client
 
     def prop(drawn: tuple) -> None:
@@ -288,7 +288,7 @@ def malformed(subject: Subject) -> None:
                 "as the end of the response; an `error` key on a chunk ignored.",
     applies=_served_wire, kind=CLIENT,
 )
-def provider_error(subject: Subject) -> None:
+def provider_error(subject: ClientSubject) -> None:
     runner = subject.client
 
     def prop(served: Served) -> None:
@@ -312,7 +312,7 @@ def provider_error(subject: Subject) -> None:
                 "`[DONE]`, `message_stop`, `response.completed` or `done: true`.",
     applies=_served_wire, kind=CLIENT,
 )
-def truncated(subject: Subject) -> None:
+def truncated(subject: ClientSubject) -> None:
     runner = subject.client
 
     def prop(served: Served) -> None:
@@ -336,7 +336,7 @@ def truncated(subject: Subject) -> None:
                 "discarded.",
     applies=_served_wire, kind=CLIENT,
 )
-def http_error(subject: Subject) -> None:
+def http_error(subject: ClientSubject) -> None:
     runner = subject.client
 
     def prop(drawn: tuple) -> None:

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ..wires import pieces
-from ._registry import Subject, clause
-from ._run import calls_difference, check_each, feed, plain_prose, show, simple_calls
+from mcs_conformance.base import show
+from mcs_conformance.clauses._compare import calls_difference
+from mcs_conformance.clauses._registry import clause, Subject
+from mcs_conformance.clauses._runner import check_each
+from mcs_conformance.clauses._subjects import feed
+from mcs_conformance.wires import pieces, plain_prose, simple_calls
 
 
 def _is_text(subject: Subject) -> bool:

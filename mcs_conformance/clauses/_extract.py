@@ -6,18 +6,19 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from mcs_reference import BaseDriver
 from mcs_reference.calls import ExtractedCall
+from mcs_conformance.base import copy_json, show
+from mcs_conformance.clauses._compare import calls_difference, first_difference
+from mcs_conformance.clauses._registry import clause, Subject
+from mcs_conformance.clauses._runner import check_each
+from mcs_conformance.clauses._subjects import (cases_with_calls, chain_with, feed, is_native,
+                                               reference_text, stream_of, text_wire_of, tools_for,
+                                               wire, wire_name)
+from mcs_conformance.wires import (bad_call, cut_by_max_tokens, draw_pieces, malformed_message,
+                                   one_of_these, pieces, plain_prose, quiet_prose, REWRITABLE,
+                                   simple_calls, with_text)
 
-from ..wires import pieces
-from ..wires._base import draw_pieces
-from ..wires._content import one_of_these
-from ._registry import Subject, clause
-from .malformed_calls import bad_call, cut_by_max_tokens, malformed_message
-from ._run import (
-    REWRITABLE, calls_difference, cases_with_calls, chain_with, check_each, copy_json, feed,
-    first_difference, is_native, plain_prose, quiet_prose, reference_text, show, simple_calls, stream_of,
-    text_wire_of, tools_for, wire, wire_name, with_text,
-)
 
 def _has_wire(subject: Subject) -> bool:
     return subject.wire is not None
@@ -90,8 +91,6 @@ def _guarded_messages(draw) -> tuple:
     applies=_guarded,
 )
 def false_positive_guard(subject: Subject) -> None:
-    from mcs_reference import BaseDriver
-
     strategy = subject.strategy
 
     def prop(drawn):
@@ -160,8 +159,6 @@ def _not_text_history(history: list) -> str | None:
     applies=_leaks,
 )
 def leak_fallthrough(subject: Subject) -> None:
-    from mcs_reference import BaseDriver
-
     strategy = subject.strategy
     if subject.is_text:
         own, codec, template = None, subject.codec, wire("anthropic-messages")

@@ -8,13 +8,12 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ToolCallRecord
-
-from .. import schema
-from ..wires._content import positions
-from ._registry import Subject, clause
-from ._run import (
-    REWRITABLE, cases_with_calls, check_each, copy_json, first_difference, show, wire_name,
-)
+from mcs_conformance.base import copy_json, schema, show
+from mcs_conformance.clauses._compare import first_difference
+from mcs_conformance.clauses._registry import clause, Subject
+from mcs_conformance.clauses._runner import check_each
+from mcs_conformance.clauses._subjects import cases_with_calls, wire_name
+from mcs_conformance.wires import positions, REWRITABLE
 
 _results = st.one_of(
     st.just("ok"), st.none(), st.booleans(), st.integers(-1000, 1000),

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ._registry import Subject, clause
-from ._run import (
-    NATIVE_WIRES, cases_with_calls, check_each, copy_json, feed, first_difference, is_native, on_each, show, stream_of,
-)
+from mcs_reference.errors import ProviderError
+from mcs_conformance.base import copy_json, show
+from mcs_conformance.clauses._compare import first_difference
+from mcs_conformance.clauses._registry import clause, Subject
+from mcs_conformance.clauses._runner import check_each, on_each
+from mcs_conformance.clauses._subjects import cases_with_calls, feed, is_native, stream_of
+from mcs_conformance.wires import ERROR_FORMS, error_message, NATIVE_WIRES
 
 
 def _has_wire(subject: Subject) -> bool:
@@ -233,14 +236,11 @@ def response(subject: Subject) -> None:
 
 # -- provider errors ------------------------------------------------------------------------
 def _draws_errors(subject: Subject) -> bool:
-    from ..wires.provider_errors import ERROR_FORMS
     return (subject.wire is not None and not subject.is_text and subject.wire.native
             and subject.wire.name in ERROR_FORMS)
 
 
 def _provider_message(error) -> str:
-    from ..wires.provider_errors import error_message
-
     return error_message(error)
 
 
@@ -259,7 +259,6 @@ def _provider_message(error) -> str:
     applies=_draws_errors,
 )
 def provider_error(subject: Subject) -> None:
-    from mcs_reference.errors import ProviderError
     strategy = subject.strategy
 
     def prop(case):

@@ -9,7 +9,13 @@ Any other exception from `check` means the strategy under test raised: an *error
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar, Union
+
+from mcs_conformance.clients import ClientRunner
+from mcs_conformance.wires import Wire
+
+__all__ = ["CLAUSES", "KINDS", "LEVELS", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
+           "ClientSubject", "Subject", "applicable", "clause"]
 
 LEVELS = ("MUST", "SHOULD")
 KINDS = ("strategy", "client")  # what a clause certifies: an extraction strategy, or a client
@@ -17,29 +23,21 @@ KINDS = ("strategy", "client")  # what a clause certifies: an extraction strateg
 
 @dataclass
 class Subject:
-    """The extraction strategy under certification and what the clauses need around it.
+    """An extraction strategy under certification and what the clauses need around it.
 
     `strategy` is an instance; `make()` builds a fresh one (for clauses needing one per example);
     `target` is how the user named it (`pkg:Obj`), for reproduce commands; `wire` is the
     `Wire` that generates its streams (None when the kit knows no wire for it).
-    A client target has no strategy: `client` is its `clients.runner.ClientRunner`.
     """
 
     strategy: Any
     target: str
-    wire: Any
+    wire: Wire | None
     make: Callable[[], Any]
-    client: Any = None
-
-    @property
-    def kind(self) -> str:
-        """"strategy" or "client" (a harness is certified as a client)."""
-        return "strategy" if self.client is None else "client"
+    kind: ClassVar[str] = "strategy"
 
     @property
     def name(self) -> str:
-        if self.client is not None:
-            return self.client.name
         return str(getattr(self.strategy, "name", type(self.strategy).__name__))
 
     @property
@@ -49,6 +47,25 @@ class Subject:
     @property
     def is_text(self) -> bool:
         return self.codec is not None
+
+
+@dataclass
+class ClientSubject:
+    """A client or a harness under certification: `client` is its `ClientRunner`, which puts
+    each served case through it; `target` is how the user named it; `wire` is the wire the
+    local server speaks to it."""
+
+    client: ClientRunner
+    target: str
+    wire: Wire
+    kind: ClassVar[str] = "client"
+
+    @property
+    def name(self) -> str:
+        return self.client.name
+
+
+AnySubject = Union[Subject, ClientSubject]
 
 
 class ClauseFailure(AssertionError):
@@ -82,8 +99,8 @@ class Clause:
     meaning: str
     failure_means: str
     typical_bug: str
-    applies: Callable[[Subject], bool]
-    check: Callable[[Subject], None] = field(compare=False)
+    applies: Callable[[AnySubject], bool]
+    check: Callable[[AnySubject], None] = field(compare=False)
     kind: str = "strategy"
 
     def __post_init__(self) -> None:
@@ -101,12 +118,12 @@ CLAUSES: dict[str, Clause] = {}
 
 
 def clause(id: str, *, level: str, meaning: str, failure_means: str, typical_bug: str,
-           applies: Callable[[Subject], bool],
-           kind: str = "strategy") -> Callable[[Callable[[Subject], None]], Clause]:
+           applies: Callable[[AnySubject], bool],
+           kind: str = "strategy") -> Callable[[Callable[[AnySubject], None]], Clause]:
     """Decorator registering `check` as the clause `id`; ids are unique. `kind` says what
     it certifies: "strategy" (in-process) or "client" (over HTTP)."""
 
-    def register(check: Callable[[Subject], None]) -> Clause:
+    def register(check: Callable[[AnySubject], None]) -> Clause:
         if id in CLAUSES:
             raise ValueError(f"clause id {id!r} registered twice")
         made = Clause(id, level, meaning, failure_means, typical_bug, applies, check, kind)
@@ -116,6 +133,6 @@ def clause(id: str, *, level: str, meaning: str, failure_means: str, typical_bug
     return register
 
 
-def applicable(subject: Subject) -> list[Clause]:
+def applicable(subject: AnySubject) -> list[Clause]:
     """The registered clauses that concern `subject`, in catalogue order."""
     return [c for c in CLAUSES.values() if c.kind == subject.kind and c.applies(subject)]

@@ -10,15 +10,16 @@ from typing import Any, Iterator
 
 from hypothesis import strategies as st
 
+from mcs_reference import ExtractionChain
 from mcs_reference.calls import ExtractedCall
-
-from ..wires._content import prose
-from ._registry import Subject, clause
-from ._run import (
-    NATIVE_WIRES, calls_difference, check_each, copy_json, feed, is_native, on_each,
-    other_natives, reference, reference_text, show, stream_of, text_shaped, text_wire_of, wire,
-    wire_name,
-)
+from mcs_conformance.base import copy_json, show
+from mcs_conformance.clauses._compare import calls_difference
+from mcs_conformance.clauses._registry import clause, Subject
+from mcs_conformance.clauses._runner import check_each, on_each
+from mcs_conformance.clauses._subjects import (feed, is_native, other_natives, reference,
+                                               reference_text, stream_of, text_shaped,
+                                               text_wire_of, wire, wire_name)
+from mcs_conformance.wires import NATIVE_WIRES, prose
 
 
 def _has_wire(subject: Subject) -> bool:
@@ -208,8 +209,6 @@ def _shape_sources(subject: Subject) -> st.SearchStrategy:
     applies=_has_wire,
 )
 def reorder_invariant(subject: Subject) -> None:
-    from mcs_reference import ExtractionChain
-
     # Two streams an example (the subject's own, then any) and two texts, then up to 12
     # steps over their shapes in any order: drawing a stream is costly, resolving is not.
     generator = st.tuples(subject.wire.cases(), _shape_sources(subject), prose(), prose(), _PROGRAM)

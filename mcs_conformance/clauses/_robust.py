@@ -7,10 +7,13 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ToolCallRecord
-
-from ..wires._content import one_of_these, positions
-from ._registry import Subject, clause
-from ._run import check_each, copy_json, first_difference, show, stream_of
+from mcs_reference.errors import StreamError
+from mcs_conformance.base import copy_json, show
+from mcs_conformance.clauses._compare import first_difference
+from mcs_conformance.clauses._registry import clause, Subject
+from mcs_conformance.clauses._runner import check_each
+from mcs_conformance.clauses._subjects import stream_of
+from mcs_conformance.wires import one_of_these, positions
 
 
 def _has_wire(subject: Subject) -> bool:
@@ -119,8 +122,6 @@ def _mutated(draw: Callable, subject: Subject) -> tuple:
     applies=_has_wire,
 )
 def bad_input(subject: Subject) -> None:
-    from mcs_reference.errors import StreamError
-
     strategy = subject.strategy
 
     def guarded(what: str, evidence: dict, call: Callable[[], Any]) -> tuple[bool, Any]:

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+__all__ = ["Shard", "parse_shard"]
+
 _FORM = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 

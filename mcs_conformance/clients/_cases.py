@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from importlib import import_module
-from typing import Any, Callable
+from typing import Callable
 
 from hypothesis import strategies as st
 
-from ..framing import BODY_QUIRKS_OF, frame_body
-from ..wires import BUILT_IN, Case, get_wire
-from ..wires.provider_errors import HTTP_STATUSES, error_objects, http_error_body
-from ..wires.quirks import allowed_quirks
-from .served import Served, served_error, served_stream
+from mcs_conformance.wires import (BODY_QUIRKS_OF, HTTP_STATUSES, Case, allowed_quirks, case_of,
+                                   chunkings, cut_by_max_tokens, error_objects, frame_body,
+                                   get_wire, http_error_body, malformed_message, quiet_prose,
+                                   with_text)
+from mcs_conformance.clients._served import Served, served_error, served_stream
 
 __all__ = ["cut_points", "error_streams", "http_errors", "malformed_streams", "prose_streams",
            "streams", "truncated_streams"]
@@ -138,22 +137,14 @@ def http_errors(wire: str) -> st.SearchStrategy[tuple[Served, str]]:
     return st.tuples(error_objects(wire), st.sampled_from(HTTP_STATUSES)).map(made)
 
 
-def _module(wire: str) -> Any:
-    return import_module(f"..wires.{BUILT_IN[wire]}", __package__)
-
-
 def _streamed(wire: str, message: dict) -> st.SearchStrategy[Case]:
     """A `Case` carrying `message` on `wire`, chunked as the wire chunks its own messages."""
-    module = _module(wire)
-    return module.chunkings(message, quirks=frozenset()).map(
-        lambda chunks: module.case_of(message, chunks))
+    return chunkings(wire, message).map(lambda chunks: case_of(wire, message, chunks))
 
 
 @st.composite
 def prose_streams(draw: Callable, wire: str, quirks: frozenset | None) -> Served:
     """Text-only streams whose text holds braces, JSON, code fences and tags: no call."""
-    from ..clauses._run import quiet_prose, with_text
-
     native = draw(get_wire(wire).messages(max_calls=0))
     case = draw(_streamed(wire, with_text(wire, native, draw(quiet_prose()))))
     return draw(_sent(case, quirks))
@@ -163,9 +154,6 @@ def prose_streams(draw: Callable, wire: str, quirks: frozenset | None) -> Served
 def malformed_streams(draw: Callable, wire: str, quirks: frozenset | None) -> tuple:
     """A stream with one call whose arguments are not a JSON object: `(served, name, raw)`.
     Anthropic's: a tool_use cut by `max_tokens` (its JSON left unfinished)."""
-    from ..clauses.malformed_calls import cut_by_max_tokens, malformed_message  # late: the
-    # clauses package imports this module (client.py), so a top-level import is a circle
-
     if wire == "anthropic-messages":
         events, bad, raw = draw(cut_by_max_tokens(get_wire(wire)))
         case = Case(wire=wire, message={}, chunks=events, done_at=len(events) - 1, calls=[bad],
@@ -173,7 +161,7 @@ def malformed_streams(draw: Callable, wire: str, quirks: frozenset | None) -> tu
     else:
         message, expected, raw = draw(malformed_message(get_wire(wire)))
         bad = next(call for call in expected if call.error is not None)
-        chunks = draw(_module(wire).chunkings(message, quirks=frozenset()))
+        chunks = draw(chunkings(wire, message))
         case = Case(wire=wire, message=message, chunks=chunks, done_at=len(chunks) - 1,
                     calls=expected, text="")
     return draw(_sent(case, quirks)), bad.name, raw

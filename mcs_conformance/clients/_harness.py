@@ -34,6 +34,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
+from mcs_conformance.base import shorten
+
 __all__ = ["PROTOCOL_VERSION", "HarnessCaseError", "HarnessClient", "HarnessError",
            "HarnessStartError", "harness_client"]
 
@@ -87,8 +89,8 @@ def schema_errors(instance: Any, message: str) -> list[str]:
 
 
 def _shown(raw: bytes) -> str:
-    text = raw.decode("utf-8", "replace").rstrip("\r\n")
-    return repr(text if len(text) <= SHOWN else text[:SHOWN] + "...")
+    """A line the harness wrote, quoted in an error: its first SHOWN characters."""
+    return repr(shorten(raw.decode("utf-8", "replace").rstrip("\r\n"), SHOWN + 3))
 
 
 # -- one harness process -------------------------------------------------------------------

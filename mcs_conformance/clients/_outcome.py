@@ -10,7 +10,7 @@ from typing import Any
 
 from mcs_reference.calls import ExtractedCall
 
-from .. import schema
+from mcs_conformance.base import schema
 
 __all__ = ["OutcomeError", "check_outcome", "error_outcome", "outcome_call", "truth_calls"]
 

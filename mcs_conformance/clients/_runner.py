@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..targets import LoadedClient
-from .harness import HarnessError, HarnessStartError
-from .outcome import check_outcome, error_outcome
-from .served import Served
-from .server import ProviderServer
+from mcs_conformance.clients._harness import HarnessError, HarnessStartError, harness_client
+from mcs_conformance.clients._outcome import check_outcome, error_outcome
+from mcs_conformance.clients._served import Served
+from mcs_conformance.clients._server import ProviderServer
+from mcs_conformance.targets import ClientTarget, HarnessTarget
 
 __all__ = ["ClientRunner", "SessionServer"]
 
@@ -40,7 +40,7 @@ class ClientRunner:
     """Runs cases of `wire` through the client `loaded`; `quirks` is the user's selection
     (None: every quirk), which the case generators honour."""
 
-    def __init__(self, loaded: LoadedClient, wire: str, *, quirks: frozenset | None = None,
+    def __init__(self, loaded: ClientTarget | HarnessTarget, wire: str, *, quirks: frozenset | None = None,
                  timeout: float = 300.0, servers: SessionServer | None = None):
         self.loaded = loaded
         self.wire = wire
@@ -72,13 +72,19 @@ class ClientRunner:
             raise HarnessStartError(f"{self._start_failure} (the first start failed; "
                                     "not tried again)")
         try:
-            self._client = self.loaded.open(self.timeout)
+            self._client = self._open()
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # also a clause's time limit striking during the start
             self._start_failure = str(exc) if isinstance(exc, HarnessStartError) else \
                 f"{self.loaded.target}: could not be started: {type(exc).__name__}: {exc}"
             raise
+
+    def _open(self) -> Callable[[str, str], Any]:
+        """The client's callable; a harness process starts here."""
+        if isinstance(self.loaded, HarnessTarget):
+            return harness_client(self.loaded.target, timeout=self.timeout)
+        return self.loaded.function
 
     @property
     def implementation(self) -> dict | None:

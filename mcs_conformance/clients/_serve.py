@@ -13,11 +13,12 @@ from typing import Any, TextIO
 from hypothesis import HealthCheck, Phase, given, seed as fixed_seed, settings
 from hypothesis import strategies as st
 
-from .cases import error_streams, http_errors, streams, truncated_streams
-from .served import Served
-from .server import ProviderServer
+from mcs_conformance.wires import NATIVE_WIRES, parse_quirks
+from mcs_conformance.clients._cases import error_streams, http_errors, streams, truncated_streams
+from mcs_conformance.clients._served import Served
+from mcs_conformance.clients._server import ProviderServer
 
-__all__ = ["draw_served", "serve"]
+__all__ = ["draw_served", "serve", "serve_command"]
 
 
 def _kinds(wire: str, quirks: frozenset | None) -> st.SearchStrategy[tuple[str, Served]]:
@@ -76,9 +77,6 @@ def serve(wire: str, *, seed: int, port: int = 0, count: int = 10,
 
 def serve_command(args: Any) -> int:
     """The `serve` subcommand; bad input is one line and exit 2."""
-    from ..clauses._run import NATIVE_WIRES
-    from ..wires.quirks import parse_quirks
-
     if args.wire not in NATIVE_WIRES:
         print(f"mcs-conformance serve: error: --wire {args.wire}: the server speaks "
               f"{', '.join(NATIVE_WIRES)}", file=sys.stderr)

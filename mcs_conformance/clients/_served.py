@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..framing import content_type, frame_body, json_text
-from ..wires import Case
+from mcs_conformance.wires import Case, content_type, frame_body, json_text
 
 __all__ = ["Served", "served_error", "served_stream", "split_at"]
 

@@ -17,8 +17,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..framing import json_text
-from .served import Served
+from mcs_conformance.wires import json_text
+from mcs_conformance.clients._served import Served
 
 __all__ = ["ProviderServer"]
 

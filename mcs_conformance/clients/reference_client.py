@@ -16,7 +16,7 @@ from mcs_reference.buffer import LLMStreamBuffer
 from mcs_reference.errors import StreamError
 from mcs_reference.sse import BodyDecoder
 
-from .outcome import error_outcome, outcome_call
+from mcs_conformance.clients._outcome import error_outcome, outcome_call
 
 __all__ = ["PATHS", "open_stream", "outcome_of", "provider_message", "reference_client",
            "request_body"]

@@ -20,11 +20,13 @@ from typing import Any, Callable
 
 import pytest
 
-from . import schema
-from .targets import TargetError, import_object, load_strategy, missing_members
+from mcs_reference.text import TextStrategy
+from mcs_conformance.base import import_object, schema, TargetError
+from mcs_conformance.targets import load_strategy, missing_members
 
 __all__ = [
-    "CORPUS_KEY", "CorpusError", "Meta", "Stream", "find_streams", "load_meta",
+    "CORPUS_KEY", "CorpusError", "CorpusRun", "Meta", "Stream", "configure", "find_streams",
+    "header", "load_meta", "make_module", "session_finish", "terminal_summary",
     "unused_snapshots",
 ]
 
@@ -126,8 +128,6 @@ class Meta:
             return load_strategy(self.strategy).make  # type: ignore[arg-type]
         codec = _codec(self.codec)
         if self.strategy is None:
-            from mcs_reference.text import TextStrategy
-
             build: Any = TextStrategy
             spec = f"mcs_reference:TextStrategy({self.codec})"
         else:
@@ -224,7 +224,7 @@ class CorpusRun:
 
 
 CORPUS_KEY = pytest.StashKey[CorpusRun]()
-TEST_MODULE = Path(__file__).with_name("corpus_tests.py")
+TEST_MODULE = Path(__file__).with_name("_corpus_tests.py")
 
 
 def configure(config: pytest.Config, settings: Any) -> None:
@@ -266,6 +266,7 @@ def make_module(module_path: Path, parent: Any) -> Any:
 
 
 def header(config: pytest.Config) -> list[str]:
+    """The report header's line: which corpus replays, through which chain."""
     run = config.stash.get(CORPUS_KEY, None)
     if run is None:
         return []
@@ -308,6 +309,7 @@ def _prune(folder: Path, top: Path) -> None:
 
 
 def terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Say which unused snapshots failed the run (or were deleted by --snapshot-update)."""
     run = config.stash.get(CORPUS_KEY, None)
     if run is None or not (run.unused or run.deleted):
         return

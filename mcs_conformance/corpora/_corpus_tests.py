@@ -15,8 +15,9 @@ import pytest
 from syrupy.data import SnapshotCollections
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from mcs_conformance.corpus import CORPUS_KEY, CorpusError, CorpusRun, Stream, load_meta
-from mcs_conformance.replay import replay, wire_labels
+from mcs_reference.chain import default_chain, ExtractionChain
+from mcs_conformance.corpora._corpus import CORPUS_KEY, CorpusError, CorpusRun, load_meta, Stream
+from mcs_conformance.corpora._replay import replay, wire_labels
 
 
 class CorpusSnapshot(JSONSnapshotExtension):
@@ -93,7 +94,6 @@ def test_stream(mcs_stream: Stream, snapshot: Any, request: pytest.FixtureReques
     if problem is not None:
         pytest.fail(problem, pytrace=False)
 
-    from mcs_reference.chain import ExtractionChain, default_chain
 
     def make_chain() -> ExtractionChain:
         return ExtractionChain([make() for make in fronts] + list(default_chain()))

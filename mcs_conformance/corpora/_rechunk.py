@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Iterator
 
+from mcs_conformance.base import copy_json
+
 __all__ = ["byte_pieces", "fragment_path", "merged", "split"]
 
 Path = tuple  # keys and list positions leading to the fragment string inside a chunk
@@ -119,14 +121,6 @@ def fragment_path(chunk: Any) -> Path | None:
 
 
 # -- editing ----------------------------------------------------------------------------------
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
-
-
 def _get(chunk: Any, path: Path) -> str:
     for step in path:
         chunk = chunk[step]
@@ -137,7 +131,7 @@ def _with(chunk: Any, path: Path, text: str) -> Any:
     """A copy of `chunk` whose fragment at `path` is `text`."""
     if not path:
         return text
-    copy = _copy(chunk)
+    copy = copy_json(chunk)
     node = copy
     for step in path[:-1]:
         node = node[step]

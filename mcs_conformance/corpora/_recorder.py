@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 import mcs_reference
-from mcs_reference.chain import ExtractionChain, default_chain
+from mcs_reference.chain import default_chain, ExtractionChain
 from mcs_reference.text import TextStrategy
-
-from . import schema
-from .corpus import FORMATS, META_SCHEMA, META_SUFFIX
-from .replay import decode, outcome
+from mcs_conformance.base import schema
+from mcs_conformance.corpora._corpus import FORMATS, META_SCHEMA, META_SUFFIX
+from mcs_conformance.corpora._replay import decode, outcome
 
 __all__ = ["Entry", "RecordError", "check_events", "check_meta", "plan", "record_command", "write"]
 

@@ -30,10 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .corpus import Meta
-from .framing import frame_body
-from .recorder import Entry, RecordError, check_events, check_meta, write
-from .replay import decode, replay, wire_labels
+from mcs_reference import HermesCodec, JsonCodec
+from mcs_reference.chain import default_chain, ExtractionChain
+from mcs_conformance.base import import_object
+from mcs_conformance.clauses import ClauseTimeout, time_limit
+from mcs_conformance.corpora._corpus import Meta
+from mcs_conformance.corpora._recorder import check_events, check_meta, Entry, RecordError, write
+from mcs_conformance.corpora._replay import decode, replay, wire_labels
+from mcs_conformance.wires import BUILT_IN, frame_body
 
 __all__ = ["NOT_SAVED", "SAVED", "NotSaved", "Saved", "body_of", "entry_name", "fed_stream",
            "save", "save_failure", "summary_line"]
@@ -72,8 +76,6 @@ class Saved:
 
 def fed_stream(case: Any, subject: Any) -> Fed:
     """The stream inside a counterexample (a wire `Case` or a dict of evidence)."""
-    from .wires import BUILT_IN
-
     own = getattr(subject.wire, "name", None)
     if hasattr(case, "chunks") and hasattr(case, "message"):
         if subject.is_text and case.wire == "text" and case.deltas is not None:
@@ -135,7 +137,6 @@ def codec_spec(subject: Any) -> tuple[str | None, bool]:
     codec = subject.codec
     if codec is None:
         return None, True
-    from mcs_reference import HermesCodec, JsonCodec
 
     for reference, spec in ((HermesCodec, "mcs_reference:HermesCodec"),
                             (JsonCodec, "mcs_reference:JsonCodec")):
@@ -146,8 +147,6 @@ def codec_spec(subject: Any) -> tuple[str | None, bool]:
     if not _TARGET.match(spec):
         return None, False
     try:
-        from .targets import import_object
-
         if import_object(spec) is not cls:
             return None, False
         Meta(path=Path("sidecar"), codec=spec).front()
@@ -157,8 +156,6 @@ def codec_spec(subject: Any) -> tuple[str | None, bool]:
 
 
 def _chain(fronts: tuple | list) -> Callable[[], Any]:
-    from mcs_reference.chain import ExtractionChain, default_chain
-
     return lambda: ExtractionChain([make() for make in fronts] + list(default_chain()))
 
 
@@ -228,8 +225,6 @@ def save_failure(item: Any, failure: Any) -> tuple[str, Any]:
 
     Never raises for what saving runs into: the clause failure is what the run reports.
     """
-    from .items import ClauseTimeout, time_limit
-
     settings, loaded, clause = item.mcs, item.loaded, item.clause
     label = f"{clause.id} ({loaded.target})"
     try:

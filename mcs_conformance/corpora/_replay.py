@@ -24,8 +24,7 @@ from mcs_reference.buffer import LLMStreamBuffer
 from mcs_reference.driver import BaseDriver
 from mcs_reference.errors import ProviderError, StreamError
 from mcs_reference.sse import BodyDecoder
-
-from . import rechunk
+from mcs_conformance.corpora import _rechunk as rechunk
 
 __all__ = ["Mismatch", "comparable", "decode", "outcome", "replay", "wire_labels"]
 

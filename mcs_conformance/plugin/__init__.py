@@ -1,19 +1,39 @@
 """The pytest plugin (`pytest11` entry point): `pytest --mcs-strategy=pkg:Obj` certifies a strategy,
-`pytest --mcs-client=pkg:fn --mcs-wire=W` a client (`--mcs-harness="CMD"` a harness).
+`pytest --mcs-client=pkg:fn --mcs-wire=W` a client (`--mcs-harness="CMD"` a harness), and
+`pytest --mcs-corpus=DIR` replays a corpus.
 
-Hooks only; each hands off to `settings` (options), `items` (one item per clause) or the
-corpus runner. Without a target or `--mcs-corpus` the plugin stays silent.
+Owns the kit's options (validated in one place, resolved once into `McsSettings`, which
+`certify` builds with the same code), the Hypothesis profiles, one collected node a target
+and one item a clause, and these hooks, each of which hands off. Without a target or
+`--mcs-corpus` the plugin stays silent.
+
+May import: `mcs_reference`, `mcs_conformance.base`, `wires`, `targets`, `clients`,
+`clauses`, `corpora`.
 """
 from __future__ import annotations
+
+from typing import Any
 
 import hypothesis
 import pytest
 
-from .profiles import SHRINK_SECONDS, cap_shrinking
-from .settings import SETTINGS_KEY, add_options, resolve
+from mcs_conformance import corpora
+from mcs_conformance.clients import SessionServer
+from mcs_conformance.plugin._database import load_profile_with_database
+from mcs_conformance.plugin._items import ClauseItem, case_record, describe_case
+from mcs_conformance.plugin._options import (SETTINGS_KEY, McsSettings, OptionError, add_options,
+                                             build_settings, check_settings, command_spelling,
+                                             plugin_spelling, quirks_label, resolve)
+from mcs_conformance.plugin._profiles import (DEFAULT, PROFILES, SHRINK_SECONDS, cap_shrinking,
+                                              profile_settings)
+from mcs_conformance.plugin._session import target_nodes
+
+__all__ = ["DEFAULT", "PROFILES", "SETTINGS_KEY", "ClauseItem", "McsSettings", "OptionError",
+           "build_settings", "case_record", "check_settings", "command_spelling",
+           "describe_case", "profile_settings", "plugin_spelling", "quirks_label"]
 
 PROFILE_KEY = pytest.StashKey[str]()
-SERVERS_KEY = pytest.StashKey[object]()  # the session's local provider server (clients)
+SERVERS_KEY = pytest.StashKey[SessionServer]()  # the session's local provider server (clients)
 SHRINK_KEY = pytest.StashKey[float]()
 
 
@@ -23,28 +43,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    settings = resolve(config)
-    config.stash[SETTINGS_KEY] = settings
+    settings = config.stash.get(SETTINGS_KEY, None)  # `certify` hands its settings in
+    if settings is None:
+        settings = config.stash[SETTINGS_KEY] = resolve(config)
     if settings.corpus is not None:
-        from .corpus import configure
-
-        configure(config, settings)
+        corpora.configure(config, settings)
     if not settings.active:
         return
-    from .session import check_selection, client_wire, wires_for
-
-    wires_for(settings)  # a strategy with no wire fails now, as a usage error
-    if settings.clients:
-        client_wire(settings)
-    check_selection(settings)
+    try:
+        check_settings(settings, plugin_spelling)
+    except OptionError as exc:
+        raise pytest.UsageError(str(exc)) from None
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args[:] = []  # `pytest --mcs-strategy=X` alone runs the clauses, not the project's tests
     config.stash[PROFILE_KEY] = hypothesis.settings.get_current_profile_name()
     config.stash[SHRINK_KEY] = cap_shrinking(SHRINK_SECONDS)
     hypothesis.settings.load_profile(f"mcs-{settings.profile}")
     if settings.database is not None:
-        from .database import load_profile_with_database
-
         load_profile_with_database(settings.profile, settings.database)
 
 
@@ -61,13 +76,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is not None and settings.corpus is not None:
-        from .corpus import header
-
-        return header(config)
+        return corpora.header(config)
     if settings is None or not settings.active:
         return []
-    names = ", ".join(t.target if getattr(t, "kind", "strategy") == "strategy"
-                      else f"{t.kind} {t.target}" for t in settings.targets)
+    names = ", ".join(t.target if t.kind == "strategy" else f"{t.kind} {t.target}"
+                      for t in settings.targets)
     wire = f" on wire {settings.wire_spec}" if settings.clients and settings.wire_spec else ""
     return [f"mcs-conformance: certifying {names}{wire} (profile {settings.profile}, "
             f"seed {settings.seed})",
@@ -75,27 +88,25 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             f"mcs-conformance: rerun with: {settings.rerun_command()}"]
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
-    settings = config.stash.get(SETTINGS_KEY, None)
-    if settings is not None and settings.active:
-        from .session import clause_items
-
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """The session collects one node a target beside whatever paths it was given, so pytest
+    counts, selects (`-k`) and lists (`--collect-only`) the clauses as it does tests."""
+    report = yield
+    settings = collector.config.stash.get(SETTINGS_KEY, None)
+    if isinstance(collector, pytest.Session) and settings is not None and settings.active \
+            and report.passed:
         servers = None
         if settings.clients:
-            from .clients.runner import SessionServer
-
-            servers = config.stash[SERVERS_KEY] = SessionServer()
-        items.extend(clause_items(session, settings, servers))
+            servers = collector.config.stash[SERVERS_KEY] = SessionServer()
+        report.result.extend(target_nodes(collector, settings, servers))
+    return report
 
 
 def pytest_pycollect_makemodule(module_path, parent):
     settings = parent.config.stash.get(SETTINGS_KEY, None)
     if settings is not None and settings.corpus is not None:
-        from .corpus import make_module
-
-        return make_module(module_path, parent)
+        return corpora.make_module(module_path, parent)
     return None
 
 
@@ -105,21 +116,15 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         runner.close()
     settings = session.config.stash.get(SETTINGS_KEY, None)
     if settings is not None and settings.corpus is not None:
-        from .corpus import session_finish
-
-        session_finish(session)
+        corpora.session_finish(session)
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is not None and settings.corpus is not None:
-        from .corpus import terminal_summary
-
-        terminal_summary(terminalreporter, config)
+        corpora.terminal_summary(terminalreporter, config)
     if settings is not None and settings.active and settings.save_failures is not None:
-        from .regressions import summary_line
-
-        terminalreporter.write_line(summary_line(
+        terminalreporter.write_line(corpora.summary_line(
             terminalreporter.stats.get("failed", []), settings.save_failures,
             config.invocation_params.dir))
 

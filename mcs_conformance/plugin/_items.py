@@ -8,79 +8,26 @@ the run. The verdict also goes into `user_properties`, which survive pytest-xdis
 from __future__ import annotations
 
 import json
-import signal
-import threading
 import traceback
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import hypothesis.core
 import pytest
 
-from .clauses import Clause, ClauseFailure, ClauseNotApplicable, Subject
-from .clauses._run import examples_run, load_kit_modules
-from .targets import LoadedStrategy
+from mcs_conformance.base import shorten
+from mcs_conformance.clauses import (AnySubject, Clause, ClauseFailure, ClauseNotApplicable,
+                                     ClauseTimeout, ClientSubject, examples_run, load_kit_modules,
+                                     time_limit, timeout_behind)
+from mcs_conformance.clients import ClientRunner, HarnessStartError, OutcomeError
+from mcs_conformance.corpora import save_failure
+from mcs_conformance.targets import Target
 
 MAX_SHOWN = 2000  # characters of one JSON value shown in a failure
 
 
-class ClauseTimeout(BaseException):
-    """Raised inside a hung clause; a BaseException so neither Hypothesis nor the strategy
-    under test can swallow it."""
-
-
-REFIRE = 0.25  # seconds between interrupts once the limit is reached
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Interrupt the block after `seconds` (main thread on POSIX; elsewhere no limit).
-
-    The interrupt repeats until the block ends: one that strikes where Python ignores
-    exceptions (a gc callback, a `__del__`) or where code swallows them is not the last.
-    Leaving disarms it first, even when an interrupt lands during the cleanup itself, so
-    none can strike after the block (in pytest's own teardown).
-    """
-    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable:
-        yield
-        return
-    armed = [True]
-
-    def interrupt(signum: int, frame: Any) -> None:
-        if armed[0]:
-            raise ClauseTimeout(f"no result after {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, seconds, min(seconds, REFIRE))
-        yield
-    finally:
-        while armed[0]:
-            try:
-                armed[0] = False
-            except ClauseTimeout:  # landed before the store: the same limit, already reported
-                continue
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def timeout_behind(exc: BaseException) -> ClauseTimeout | None:
-    """The `ClauseTimeout` that caused `exc`, if any (Hypothesis may raise its own error
-    while unwinding from a limit that struck inside its engine)."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, ClauseTimeout):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
-
-
 def shown(value: Any) -> str:
     """Compact JSON of a value for a report, cut when huge."""
-    text = json.dumps(value, ensure_ascii=False, default=repr)
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+    return shorten(json.dumps(value, ensure_ascii=False, default=repr), MAX_SHOWN)
 
 
 def case_record(case: Any) -> Any:
@@ -125,32 +72,30 @@ def describe_case(case: Any) -> list[str]:
 
 def _is_outcome_error(exc: BaseException) -> bool:
     """Did a client return something that is not an outcome? (a usage error, exit 2)"""
-    from .clients.outcome import OutcomeError
-
     return isinstance(exc, OutcomeError)
 
 
 class ClauseItem(pytest.Item):
-    """Run one clause against one strategy."""
+    """Run one clause against one target: a strategy, or a client through its runner."""
 
-    def __init__(self, *, clause: Clause, loaded: LoadedStrategy, wire: Any, settings: Any,
-                 runner: Any = None, **kw: Any):
+    def __init__(self, *, clause: Clause, loaded: Target, subject: AnySubject, settings: Any,
+                 **kw: Any):
         super().__init__(**kw)
         self.clause = clause
         self.loaded = loaded
-        self.wire = wire
+        self._subject = subject
         self.mcs = settings
-        self.runner = runner  # a client's `clients.runner.ClientRunner`; None for a strategy
-        self.noun = getattr(loaded, "kind", "strategy")  # strategy, client or harness
+        self.noun = loaded.kind  # strategy, client or harness
         self.user_properties.append(("mcs_clause", clause.id))
         self.user_properties.append(("mcs_target", loaded.target))
 
-    def subject(self) -> Subject:
-        if self.runner is not None:
-            return Subject(strategy=None, target=self.loaded.target, wire=self.wire,
-                           make=lambda: None, client=self.runner)
-        return Subject(strategy=self.loaded.strategy, target=self.loaded.target,
-                       wire=self.wire, make=self.loaded.make)
+    @property
+    def runner(self) -> ClientRunner | None:
+        """A client's runner (shared by the target's items); None for a strategy."""
+        return self._subject.client if isinstance(self._subject, ClientSubject) else None
+
+    def subject(self) -> AnySubject:
+        return self._subject
 
     def reproduce(self) -> str:
         return self.mcs.rerun_command(self.loaded.target, self.clause.id)
@@ -167,13 +112,13 @@ class ClauseItem(pytest.Item):
         try:
             if self.runner is not None:  # a harness starts under its own start timeout
                 self.runner.start()
+                if self.runner.implementation is not None:  # what a harness said it runs
+                    self.user_properties.append(("mcs_implementation", self.runner.implementation))
             with time_limit(self.mcs.timeout):
                 self.clause.check(subject)
         except ClauseFailure as failure:
             self._verdict("failed", failure.reason, case_record(failure.case))
             if self.mcs.save_failures is not None:  # --mcs-save-failures: keep it in a corpus
-                from .regressions import save_failure
-
                 self.user_properties.append(save_failure(self, failure))
             raise
         except ClauseNotApplicable as not_applicable:  # n/a: skipped with why, never passed
@@ -190,6 +135,8 @@ class ClauseItem(pytest.Item):
             if hung is not None:  # the limit struck inside Hypothesis, which then raised
                 self._verdict("errored", f"the {self.noun} hung: {hung}", None)
                 raise ClauseTimeout(str(hung)) from exc
+            if isinstance(exc, HarnessStartError):  # certify refuses the run (exit 2)
+                self.user_properties.append(("mcs_start_error", str(exc)))
             if _is_outcome_error(exc):  # no outcome at all: the user must fix the client
                 self._verdict("errored", str(exc), case_record(getattr(exc, "mcs_case", None)))
                 self.user_properties.append(("mcs_usage_error", str(exc)))

@@ -1,58 +1,42 @@
-"""The wire registry: built-in wires by name, and third-party wires by entry point.
+"""Wires: the Hypothesis generators of native messages and their streams, one per format.
 
-Each built-in wire module exposes `make_wire(**options) -> Wire`. A third party registers
-its own in the `mcs_conformance.wires` entry-point group (value: `pkg.module:make_wire` or a
-`Wire` instance), or passes `--mcs-wire=pkg:Obj`.
+Owns the wire registry, each built-in wire, the real-server quirks they draw, the provider
+errors they can end in, how a wire's chunks are framed as an HTTP body, and the hand-made
+shapes (text rewritten into a message, calls written as text, prose that writes none,
+malformed calls) that the clauses and the client cases build on. Wires are generators, never
+"strategies": extraction strategies are the format experts under test.
+
+May import: `mcs_reference`, `mcs_conformance.base`.
 """
 from __future__ import annotations
 
-from importlib import import_module
-from importlib.metadata import entry_points
-from typing import Any
+from mcs_conformance.wires._base import Case, draw_pieces, pieces, Wire
+from mcs_conformance.wires._content import one_of_these, positions, prose
+from mcs_conformance.wires._framing import BODY_QUIRKS_OF, content_type, frame_body, json_text
+from mcs_conformance.wires._handmade import (BRACES, plain_prose, quiet_prose, REWRITABLE,
+                                             simple_arguments, simple_calls, TAGS, with_text,
+                                             WORDS)
+from mcs_conformance.wires._malformed import (bad_call, BAD_TEXTS, cut_by_max_tokens,
+                                              malformed_message)
+from mcs_conformance.wires._provider_errors import (ERROR_FORMS, error_message, error_objects,
+                                                    http_error_body, HTTP_STATUSES)
+from mcs_conformance.wires._quirks import allowed_quirks, BODY, parse_quirks, quirk_names, QUIRKS
+from mcs_conformance.wires._registry import (BUILT_IN, case_of, chunkings, get_wire, NATIVE_WIRES,
+                                             reference_strategy, wire_for_strategy, wire_names)
 
-from ._base import Case, Wire, pieces
-
-BUILT_IN = {
-    "openai-chat": "openai_chat",
-    "openai-responses": "openai_responses",
-    "anthropic-messages": "anthropic_messages",
-    "ollama-chat": "ollama_chat",
-    "text": "text",
-}
-
-__all__ = ["BUILT_IN", "Case", "Wire", "get_wire", "wire_names", "wire_for_strategy", "pieces"]
-
-
-def _plugged() -> dict[str, Any]:
-    return {ep.name: ep for ep in entry_points(group="mcs_conformance.wires")}
-
-
-def wire_names() -> list[str]:
-    """Every wire name this installation knows."""
-    return sorted(set(BUILT_IN) | set(_plugged()))
-
-
-def get_wire(name: str, **options: Any) -> Wire:
-    """The wire called `name`; `options` go to its `make_wire` (the text wire takes `codec=`)."""
-    if name in BUILT_IN:
-        return import_module(f".{BUILT_IN[name]}", __name__).make_wire(**options)
-    plugged = _plugged().get(name)
-    if plugged is None:
-        raise LookupError(f"unknown wire {name!r}; known wires: {', '.join(wire_names())}")
-    loaded = plugged.load()
-    return loaded if isinstance(loaded, Wire) else loaded(**options)
-
-
-def wire_for_strategy(strategy: Any) -> Wire | None:
-    """The built-in wire that certifies `strategy`, chosen by its `name` (text: its codec)."""
-    codec = getattr(strategy, "codec", None)
-    if codec is not None:
-        return get_wire("text", codec=codec)
-    name = getattr(strategy, "name", None)
-    for wire_name in BUILT_IN:
-        if wire_name == "text":
-            continue
-        wire = get_wire(wire_name)
-        if name in wire.strategy_names:
-            return wire
-    return None
+__all__ = [
+    # the registry and what a wire is
+    "BUILT_IN", "NATIVE_WIRES", "Case", "Wire", "case_of", "chunkings", "get_wire", "reference_strategy",
+    "wire_for_strategy", "wire_names",
+    # cutting text, drawing content
+    "draw_pieces", "one_of_these", "pieces", "positions", "prose",
+    # real-server quirks and provider errors
+    "BODY", "ERROR_FORMS", "HTTP_STATUSES", "QUIRKS", "allowed_quirks", "error_message",
+    "error_objects", "http_error_body", "parse_quirks", "quirk_names",
+    # a wire's chunks as an HTTP body
+    "BODY_QUIRKS_OF", "content_type", "frame_body", "json_text",
+    # hand-made shapes
+    "BAD_TEXTS", "BRACES", "REWRITABLE", "TAGS", "WORDS", "bad_call", "cut_by_max_tokens",
+    "malformed_message", "plain_prose", "quiet_prose", "simple_arguments", "simple_calls",
+    "with_text",
+]

@@ -16,8 +16,9 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
-from ._base import Tape, tapes
-from ._content import BASE62, BASE64, draw_opaque, draw_prose, opaque, prose, spell, token
+from mcs_conformance.wires._base import Tape, tapes
+from mcs_conformance.wires._content import (BASE62, BASE64, draw_opaque, draw_prose, opaque, prose,
+                                            spell, token)
 
 __all__ = ["CITATION_SLOTS", "SEGMENT_SLOTS", "SERVER_TOOLS", "citations", "cited",
            "segment", "server_ids", "server_segments"]

@@ -30,7 +30,7 @@ class Case:
     `quirks` names the real-server quirks this stream holds (docs/quirks.md), so that a
     failure report can say "fails only on vLLM-style streams".
     `error` is set when the stream ends in a provider error after HTTP 200: the provider's
-    error object (wires/provider_errors.py), whose message `ProviderError` must carry;
+    error object (wires/_provider_errors.py), whose message `ProviderError` must carry;
     `error_at` is the index of the
     first chunk that reports it (a strategy must raise `ProviderError` there, never return
     a message that looks complete). `message`, `calls` and `text` then describe what was
@@ -92,16 +92,6 @@ def built_once(factory: Callable[..., st.SearchStrategy]) -> Callable[..., st.Se
         return cached(*args, **kwargs)
 
     return build
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of dicts and lists, the only containers of wire data: several times as
-    fast as `copy.deepcopy`, which building a stream called for many of its chunks."""
-    if isinstance(value, dict):
-        return {key: copy_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [copy_json(item) for item in value]
-    return value
 
 
 @lru_cache(maxsize=None)

@@ -4,12 +4,14 @@ SSE for every wire but Ollama: `event: <type>` before each `data:` line where th
 its events (Responses, Anthropic), `data: [DONE]` after OpenAI Chat, an OpenAI Chat error
 object as an `event: error` with no `[DONE]` after it (Groq); NDJSON for Ollama and for the
 str deltas of a text strategy. Used by the corpus writer (`regressions`) and by the local
-provider server, which also applies the byte-level quirks (`wires/quirks.py`, wire `body`).
+provider server, which also applies the byte-level quirks (`wires/_quirks.py`, wire `body`).
 """
 from __future__ import annotations
 
 import json
 from typing import Any, Iterable
+
+from mcs_conformance.wires._provider_errors import is_error_event_chunk
 
 __all__ = ["BODY_QUIRKS_OF", "EVENT_NAMED", "content_type", "frame_body", "json_text"]
 
@@ -46,8 +48,6 @@ def json_text(value: Any, *, sort_keys: bool = False) -> str:
 
 
 def _is_error_event(wire: str, chunk: Any) -> bool:
-    from .wires.provider_errors import is_error_event_chunk
-
     return is_error_event_chunk(wire, chunk)
 
 

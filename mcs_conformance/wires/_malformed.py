@@ -11,10 +11,10 @@ import json
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
-
-from ..wires._base import draw_pieces
-from ..wires._content import one_of_these, positions
-from ._run import copy_json, simple_calls
+from mcs_conformance.base import copy_json
+from mcs_conformance.wires._base import draw_pieces
+from mcs_conformance.wires._content import one_of_these, positions
+from mcs_conformance.wires._handmade import simple_calls
 
 __all__ = ["BAD_TEXTS", "bad_call", "cut_by_max_tokens", "malformed_message"]
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ._base import copy_json
+from mcs_conformance.base import copy_json
 
 __all__ = ["ERROR_FORMS", "HTTP_STATUSES", "error_message", "error_objects", "error_tail",
            "http_error_body",

@@ -15,7 +15,7 @@ from typing import Iterable
 
 from hypothesis.errors import InvalidArgument
 
-from ._base import Tape
+from mcs_conformance.wires._base import Tape
 
 __all__ = ["BODY", "QUIRKS", "Quirk", "allowed_quirks", "maybe", "parse_quirks", "quirk_names"]
 

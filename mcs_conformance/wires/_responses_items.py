@@ -21,10 +21,9 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
-
-from ._base import Tape, cut, cut_points, tapes
-from ._content import (BASE62, BASE64, draw_arguments, draw_opaque, draw_tool_name, opaque,
-                       prose, spell, tool_names)
+from mcs_conformance.wires._base import cut, cut_points, Tape, tapes
+from mcs_conformance.wires._content import (BASE62, BASE64, draw_arguments, draw_opaque,
+                                            draw_tool_name, opaque, prose, spell, tool_names)
 
 __all__ = ["CALL_KINDS", "ITEM_SLOTS", "PAD_CUT", "STREAMED", "STATUS_EVENTS", "call_of",
            "client_items", "command_pieces", "draw_client", "draw_hosted", "hosted_items",

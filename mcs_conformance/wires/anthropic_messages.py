@@ -30,15 +30,15 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from mcs_reference.calls import ExtractedCall, call_from_object
-
-from . import provider_errors
-from ._anthropic_server import CITATION_SLOTS, SEGMENT_SLOTS, cited, segment
-from .quirks import allowed_quirks, maybe
-from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, copy_json,
-                    draw_pieces, native_wire, tapes)
-from ._content import (BASE62, draw_arguments, draw_opaque, draw_prose, draw_tool_name,
-                       interleave, opaque, spell)
+from mcs_reference.calls import call_from_object, ExtractedCall
+from mcs_conformance.base import copy_json
+from mcs_conformance.wires import _provider_errors as provider_errors
+from mcs_conformance.wires._anthropic_server import CITATION_SLOTS, cited, segment, SEGMENT_SLOTS
+from mcs_conformance.wires._base import (built_once, Case, check_options, draw_pieces,
+                                         NATIVE_OPTIONS, native_wire, Tape, tapes, Wire)
+from mcs_conformance.wires._content import (BASE62, draw_arguments, draw_opaque, draw_prose,
+                                            draw_tool_name, interleave, opaque, spell)
+from mcs_conformance.wires._quirks import allowed_quirks, maybe
 
 __all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
            "messages"]
@@ -55,7 +55,7 @@ COVERAGE: dict[str, dict[str, str]] = {
     "deltas": {},
     "events": {},
 }
-#: The real-server quirks this wire draws (names of wires/quirks.py), each tagged in
+#: The real-server quirks this wire draws (names of wires/_quirks.py), each tagged in
 #: `Case.quirks` when a stream holds it; `cases(quirks=...)` draws only those allowed.
 QUIRKS = frozenset({
     "pings",                    # `ping` between any two events, sometimes after message_stop
@@ -370,7 +370,7 @@ def _events(draw: Callable, message: dict, streams: list, pings: bool,
 
 def _allowed(quirks: Any) -> frozenset:
     """The quirks a generator may draw: all of this wire's (None), or those named
-    (unknown names raise `InvalidArgument`, as in wires/quirks.py)."""
+    (unknown names raise `InvalidArgument`, as in wires/_quirks.py)."""
     return QUIRKS & allowed_quirks(NAME, quirks)
 
 

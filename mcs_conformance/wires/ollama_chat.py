@@ -10,7 +10,7 @@ Calls come in three generations: with an `id` and `function.index` (today's Olla
 `function.index` only (index 0 left out, as Go's `omitempty` does: quirk `no-call-id`), and
 bare `{"function": {...}}` (`no-call-index` too); a call without arguments may lack the
 `arguments` key, and thinking may sit in `content` between think tags. Each quirk is drawn
-only when allowed and recorded in `Case.quirks` (wires/quirks.py).
+only when allowed and recorded in `Case.quirks` (wires/_quirks.py).
 """
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 
 from mcs_reference.calls import ExtractedCall
-
-from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, check_options, copy_json, draw_pieces,
-                    native_wire, tapes)
-from ._content import (SOME_PROSE, draw_arguments, draw_opaque, draw_prose, draw_tool_name,
-                       positions, spell)
-from .provider_errors import error_objects, error_tail
-from .quirks import allowed_quirks, maybe
+from mcs_conformance.base import copy_json
+from mcs_conformance.wires._base import (Case, check_options, draw_pieces, NATIVE_OPTIONS,
+                                         native_wire, Tape, tapes, Wire)
+from mcs_conformance.wires._content import (draw_arguments, draw_opaque, draw_prose,
+                                            draw_tool_name, positions, SOME_PROSE, spell)
+from mcs_conformance.wires._provider_errors import error_objects, error_tail
+from mcs_conformance.wires._quirks import allowed_quirks, maybe
 
 __all__ = ["COVERAGE", "NAME", "case_of", "cases", "chunkings", "make_wire", "messages"]
 

@@ -6,7 +6,7 @@ exact JSON text), and `reasoning_content` where DeepSeek and xAI send it. OpenAI
 stream (`quirks=frozenset()`) is a role chunk, content or refusal deltas (with `logprobs`
 now and then), tool-call deltas (the first with `arguments: ""`), a late `annotations`
 delta, the finish chunk, `obfuscation` on every chunk. Every other shape real servers send
-is a named quirk (wires/quirks.py, docs/quirks.md), drawn only when allowed and recorded in
+is a named quirk (wires/_quirks.py, docs/quirks.md), drawn only when allowed and recorded in
 `Case.quirks`. With `errors=True` the stream ends in a provider error instead.
 """
 from __future__ import annotations
@@ -17,14 +17,15 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from mcs_reference.calls import ExtractedCall, call_from_json_text
-
-from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, copy_json,
-                    draw_pieces, native_wire, tapes)
-from ._content import (BASE62, SOME_PROSE, draw_arguments, draw_opaque, draw_prose,
-                       draw_tool_name, positions, spell, unique_tokens)
-from .provider_errors import error_objects, error_tail
-from .quirks import allowed_quirks, maybe
+from mcs_reference.calls import call_from_json_text, ExtractedCall
+from mcs_conformance.base import copy_json
+from mcs_conformance.wires._base import (built_once, Case, check_options, draw_pieces,
+                                         NATIVE_OPTIONS, native_wire, Tape, tapes, Wire)
+from mcs_conformance.wires._content import (BASE62, draw_arguments, draw_opaque, draw_prose,
+                                            draw_tool_name, positions, SOME_PROSE, spell,
+                                            unique_tokens)
+from mcs_conformance.wires._provider_errors import error_objects, error_tail
+from mcs_conformance.wires._quirks import allowed_quirks, maybe
 
 __all__ = ["COVERAGE", "NAME", "STREAM_TAPES", "case_of", "cases", "chunkings", "make_wire",
            "messages", "stream"]

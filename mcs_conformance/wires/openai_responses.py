@@ -22,14 +22,16 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from . import provider_errors
-from .quirks import allowed_quirks, maybe
-from ._base import (NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options, copy_json,
-                    draw_pieces, native_wire, tapes)
-from ._content import BASE62, BASE64, draw_opaque, interleave, positions, prose
-from ._responses_items import (CALL_KINDS, ITEM_SLOTS, PAD_CUT, STATUS_EVENTS, STREAMED,
-                               call_of, command_pieces, draw_client, draw_hosted, name_calls,
-                               name_items)
+from mcs_conformance.base import copy_json
+from mcs_conformance.wires import _provider_errors as provider_errors
+from mcs_conformance.wires._base import (built_once, Case, check_options, draw_pieces,
+                                         NATIVE_OPTIONS, native_wire, Tape, tapes, Wire)
+from mcs_conformance.wires._content import BASE62, BASE64, draw_opaque, interleave, positions, prose
+from mcs_conformance.wires._quirks import allowed_quirks, maybe
+from mcs_conformance.wires._responses_items import (CALL_KINDS, call_of, command_pieces,
+                                                    draw_client, draw_hosted, ITEM_SLOTS,
+                                                    name_calls, name_items, PAD_CUT, STATUS_EVENTS,
+                                                    STREAMED)
 
 __all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
            "messages", "quirks_of"]
@@ -65,7 +67,7 @@ COVERAGE: dict[str, dict[str, str]] = {
             "hosted shell output: no recording shows its delta shape; output_item.done carries it",
     },
 }
-#: The real-server quirks this wire draws, tagged in `Case.quirks` (names of wires/quirks.py).
+#: The real-server quirks this wire draws, tagged in `Case.quirks` (names of wires/_quirks.py).
 QUIRKS = frozenset({
     "no-sequence-number",         # early-2025 streams: no event has a sequence_number
     "call-ids-restart",           # Bedrock: call ids call_0, call_1, ... in every response
@@ -446,7 +448,7 @@ def _number(events: list[dict], start: int = 0) -> None:
 
 def _allowed(quirks: Any) -> frozenset:
     """The quirks a generator may draw: all of this wire's (None), or those named
-    (unknown names raise `InvalidArgument`, as in wires/quirks.py)."""
+    (unknown names raise `InvalidArgument`, as in wires/_quirks.py)."""
     return QUIRKS & allowed_quirks(NAME, quirks)
 
 

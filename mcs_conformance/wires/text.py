@@ -15,17 +15,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from hypothesis import assume
-from hypothesis import strategies as st
+from hypothesis import assume, strategies as st
 from hypothesis.errors import InvalidArgument
 
+from mcs_reference import JsonCodec
 from mcs_reference.calls import ExtractedCall
-
-from . import openai_chat
-from ._base import (COUNT_OPTIONS, NATIVE_OPTIONS, Case, Tape, Wire, built_once, check_options,
-                    check_wire_options, tapes)
-from ._content import FRAGMENTS, draw_arguments, draw_tool_name, positions
-from .quirks import allowed_quirks
+from mcs_conformance.wires import openai_chat
+from mcs_conformance.wires._base import (built_once, Case, check_options, check_wire_options,
+                                         COUNT_OPTIONS, NATIVE_OPTIONS, Tape, tapes, Wire)
+from mcs_conformance.wires._content import draw_arguments, draw_tool_name, FRAGMENTS, positions
+from mcs_conformance.wires._quirks import allowed_quirks
 
 __all__ = ["NAME", "case_of", "cases", "make_wire", "messages"]
 
@@ -145,8 +144,6 @@ def make_wire(codec: Any = None, **options: Any) -> Wire:
     """The text wire for `codec` (default: the reference's `JsonCodec()`)."""
     check_wire_options(NAME, options, NATIVE_OPTIONS | {"quirks"})
     if codec is None:
-        from mcs_reference.text_codecs import JsonCodec
-
         codec = JsonCodec()
     for method in ("encode", "decode"):
         if not callable(getattr(codec, method, None)):

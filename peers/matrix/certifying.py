@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcs_conformance.clients.harness import HarnessError, harness_client
-from mcs_conformance.clients.served import served_stream
-from mcs_conformance.clients.server import ProviderServer
+from mcs_conformance.clients import HarnessError, harness_client
+from mcs_conformance.clients import served_stream
+from mcs_conformance.clients import ProviderServer
 from mcs_conformance.wires import get_wire
 
 from .catalog import REPO, Peer

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcs_conformance.clients.harness import harness_client
-from mcs_conformance.clients.served import Served
-from mcs_conformance.clients.server import ProviderServer
-from mcs_conformance.framing import content_type
-from mcs_conformance.recorder import RecordError, plan, write
+from mcs_conformance.clients import harness_client
+from mcs_conformance.clients import Served
+from mcs_conformance.clients import ProviderServer
+from mcs_conformance.wires import content_type
+from mcs_conformance.corpora import RecordError, plan, write_entry as write
 
 from .catalog import REPO
 

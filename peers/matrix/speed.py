@@ -15,10 +15,10 @@ import sys
 import time
 from typing import Callable
 
-from mcs_conformance.clients.harness import harness_client
-from mcs_conformance.clients.served import Served, split_at
-from mcs_conformance.clients.server import ProviderServer
-from mcs_conformance.framing import content_type, frame_body
+from mcs_conformance.clients import harness_client
+from mcs_conformance.clients import Served, split_at
+from mcs_conformance.clients import ProviderServer
+from mcs_conformance.wires import content_type, frame_body
 
 from .catalog import REPO, Peer
 
@@ -88,7 +88,7 @@ def _repeats(n: int, best: dict[int, float]) -> int:
 def timings(peer: Peer, wire: str) -> dict[int, float]:
     """Best-of seconds per stream size, through one harness process; a peer that needs
     more than `LIMIT` seconds for one stream raises `TooSlow`."""
-    from mcs_conformance.clients.harness import HarnessCaseError
+    from mcs_conformance.clients import HarnessCaseError
 
     client = harness_client(peer.command(), timeout=LIMIT)
     best: dict[int, float] = {}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from mcs_conformance.clients.outcome import error_outcome
+from mcs_conformance.clients import error_outcome
 from mcs_conformance.clients.reference_client import open_stream, outcome_of
 from mcs_reference.buffer import LLMStreamBuffer
 from mcs_reference.errors import StreamError

@@ -1,5 +1,5 @@
 """Reports an HTTP error by its status alone: the provider's message in the body is lost."""
-from mcs_conformance.clients.outcome import error_outcome
+from mcs_conformance.clients import error_outcome
 from mcs_conformance.clients.reference_client import reference_client
 
 WIRE = "ollama-chat"

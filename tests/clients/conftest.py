@@ -9,7 +9,7 @@ import hypothesis.core
 import pytest
 from hypothesis import Phase, settings
 
-import mcs_conformance.profiles  # noqa: F401  (registers the kit's profiles)
+import mcs_conformance.plugin._profiles  # noqa: F401  (registers the kit's profiles)
 
 # The default profile's examples without the shrink: a test asks whether a clause flags a
 # client, not how small the counterexample gets (shrinking through HTTP takes a minute).

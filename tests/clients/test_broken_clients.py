@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from mcs_conformance.clauses import CLAUSES, ClauseFailure, Subject
-from mcs_conformance.clients.runner import ClientRunner
+from mcs_conformance.clauses import ClauseFailure, CLAUSES, ClientSubject
+from mcs_conformance.clients import ClientRunner
 from mcs_conformance.targets import load_client
+from mcs_conformance.wires import get_wire
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -19,9 +20,9 @@ BROKEN = sorted(m.name for m in pkgutil.iter_modules([str(Path(TESTS, "broken_cl
 CLIENT_CLAUSES = [c for c in CLAUSES.values() if c.kind == "client"]
 
 
-def _subject(target: str, wire: str) -> tuple[Subject, ClientRunner]:
+def _subject(target: str, wire: str) -> tuple[ClientSubject, ClientRunner]:
     runner = ClientRunner(load_client(target), wire)
-    return Subject(None, target, None, lambda: None, client=runner), runner
+    return ClientSubject(client=runner, target=target, wire=get_wire(runner.wire)), runner
 
 
 def test_there_are_enough_broken_clients_and_every_client_clause_flags_one():

@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import given, settings
 
 import mcs_conformance.clients as clients_package
-from mcs_conformance.clauses.malformed_calls import BAD_TEXTS
-from mcs_conformance.clients.cases import malformed_streams
+from mcs_conformance.wires import BAD_TEXTS
+from mcs_conformance.clients import malformed_streams
 
 CLIENTS = Path(clients_package.__file__).parent
 

@@ -7,10 +7,11 @@ import textwrap
 
 import pytest
 
-from mcs_conformance.clauses import CLAUSES, ClauseNotApplicable, Subject
-from mcs_conformance.clients.runner import ClientRunner
+from mcs_conformance.clauses import ClauseNotApplicable, CLAUSES, ClientSubject
 from mcs_conformance.cli import main
+from mcs_conformance.clients import ClientRunner
 from mcs_conformance.targets import load_client
+from mcs_conformance.wires import get_wire
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def message_clients(tmp_path, monkeypatch):
 def _check(target: str, wire: str) -> None:
     runner = ClientRunner(load_client(target), wire)
     try:
-        CLAUSES["client.message"].check(Subject(None, target, None, lambda: None, client=runner))
+        CLAUSES["client.message"].check(ClientSubject(client=runner, target=target, wire=get_wire(runner.wire)))
     finally:
         runner.close()
 

@@ -8,11 +8,11 @@ import textwrap
 
 import pytest
 
-from mcs_conformance.clauses import CLAUSES, ClauseFailure, Subject
-from mcs_conformance.clauses._run import first_difference
-from mcs_conformance.clauses.client import _calls_difference
-from mcs_conformance.clients.runner import ClientRunner
+from mcs_conformance.clauses import ClauseFailure, CLAUSES, ClientSubject, first_difference
+from mcs_conformance.clauses._client import _calls_difference
+from mcs_conformance.clients import ClientRunner
 from mcs_conformance.targets import load_client
+from mcs_conformance.wires import get_wire
 
 
 def test_json_numbers_compare_by_value_and_never_equal_a_bool():
@@ -65,7 +65,7 @@ def number_clients(tmp_path, monkeypatch):
 def _check(clause: str, target: str) -> None:
     runner = ClientRunner(load_client(target), "openai-responses")
     try:
-        CLAUSES[clause].check(Subject(None, target, None, lambda: None, client=runner))
+        CLAUSES[clause].check(ClientSubject(client=runner, target=target, wire=get_wire(runner.wire)))
     finally:
         runner.close()
 

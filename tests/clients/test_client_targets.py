@@ -8,12 +8,12 @@ import textwrap
 import pytest
 from hypothesis import settings
 
-from mcs_conformance.clauses import CLAUSES, ClauseFailure, Subject
-from mcs_conformance.clients.outcome import OutcomeError, check_outcome
-from mcs_conformance.clients.runner import ClientRunner
+from mcs_conformance.certify import Report
+from mcs_conformance.clauses import ClauseFailure, CLAUSES, ClientSubject
 from mcs_conformance.cli import main
-from mcs_conformance.report import Report
+from mcs_conformance.clients import check_outcome, ClientRunner, OutcomeError
 from mcs_conformance.targets import load_client
+from mcs_conformance.wires import get_wire
 
 REFERENCE = "mcs_conformance.clients.reference_client:reference_client"
 WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat")
@@ -113,7 +113,7 @@ def test_client_cases_honour_the_quirks_selection_and_failures_name_them(kit_pro
                           "anthropic-messages", quirks=quirks)
     try:
         with pytest.raises(ClauseFailure) as failed:
-            CLAUSES["client.message"].check(Subject(None, "x", None, lambda: None, client=runner))
+            CLAUSES["client.message"].check(ClientSubject(client=runner, target="x", wire=get_wire(runner.wire)))
     finally:
         runner.close()
     assert set(failed.value.case["quirks"]) <= allowed
@@ -128,7 +128,7 @@ def test_the_reference_client_passes_every_client_clause(wire, kit_profile):
     runner = ClientRunner(load_client(REFERENCE), wire)
     try:
         for clause in CLIENT_CLAUSES:
-            clause.check(Subject(None, REFERENCE, None, lambda: None, client=runner))
+            clause.check(ClientSubject(client=runner, target=REFERENCE, wire=get_wire(runner.wire)))
     finally:
         runner.close()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mcs_conformance.clients.harness import (HarnessCaseError, HarnessError, HarnessStartError,
+from mcs_conformance.clients._harness import (HarnessCaseError, HarnessError, HarnessStartError,
                                              harness_client, schema_errors)
 
 FAKE = textwrap.dedent('''

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from mcs_conformance.clients.harness import harness_client
+from mcs_conformance.certify import Request, run
+from mcs_conformance.clients import harness_client
 from mcs_conformance.clients.reference_client import reference_client
-from mcs_conformance.clients.served import Served
-from mcs_conformance.clients.server import ProviderServer
-from mcs_conformance.framing import content_type, frame_body
+from mcs_conformance.clients import Served
+from mcs_conformance.clients import ProviderServer
+from mcs_conformance.wires import content_type, frame_body
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESSES = ROOT / "harnesses"
@@ -165,3 +166,23 @@ def test_the_node_harness_verdicts_are_the_packages_own(node_harness, tmp_path):
     assert clauses["client.text"]["counterexample"]["quirks"] in (["no-finish-reason"], ["split-id-then-name"])
     assert clauses["client.message"]["counterexample"]["quirks"] == []  # OpenAI's own shape
     assert "message.content: expected '', got None" in clauses["client.message"]["reason"]
+
+
+def test_certify_starts_a_harness_once_a_run(tmp_path):
+    """`certify --harness` loads its target once: the harness process starts when the first
+    clause needs it and serves every clause (it used to start once more, before the run,
+    only to say its name). The report still carries what the harness said it runs."""
+    starts = tmp_path / "starts"
+    counting = tmp_path / "counting_harness.py"
+    counting.write_text(
+        "import runpy, sys\n"
+        f"with open({str(starts)!r}, 'a') as log:\n"
+        "    log.write('started\\n')\n"
+        f"runpy.run_path({str(HARNESSES / 'python-reference' / 'harness.py')!r}, "
+        "run_name='__main__')\n")
+    report = run(Request(target=f"{sys.executable} {counting}", kind="harness",
+                         wire="anthropic-messages", profile="dev", seed=0,
+                         clauses=("client.calls", "client.text", "client.message")))
+    assert [r.verdict for r in report.results] == ["passed"] * 3
+    assert starts.read_text().splitlines() == ["started"]
+    assert report.header.implementation["name"] == "mcs_reference"

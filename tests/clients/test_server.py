@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from mcs_conformance.clients.serve import draw_served, serve
-from mcs_conformance.clients.served import Served, served_error, split_at
-from mcs_conformance.clients.server import ProviderServer
-from mcs_conformance.framing import BODY_QUIRKS_OF, frame_body
+from mcs_conformance.clients import draw_served, serve
+from mcs_conformance.clients import Served, served_error, split_at
+from mcs_conformance.clients import ProviderServer
+from mcs_conformance.wires import BODY_QUIRKS_OF, frame_body
 from mcs_conformance.wires import Case
-from mcs_conformance.wires.quirks import BODY, quirk_names
+from mcs_conformance.wires import BODY, quirk_names
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -37,8 +37,8 @@ FINGERPRINTS = textwrap.dedent('''
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(session):
-        from mcs_conformance.clauses import _run
-        original = _run.check_each
+        from mcs_conformance.clauses import _runner
+        original = _runner.check_each
 
         def check_each(clause, subject, generator, prop):
             digest = hashlib.sha256()

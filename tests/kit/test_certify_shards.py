@@ -16,8 +16,8 @@ import pytest
 from mcs_conformance.certify import Request, run, write
 from mcs_conformance.clauses import CLAUSES
 from mcs_conformance.cli import main
-from mcs_conformance.report import Report
-from mcs_conformance.shards import Shard, parse_shard
+from mcs_conformance.certify import Report
+from mcs_conformance.clauses import Shard, parse_shard
 
 TESTS = Path(__file__).resolve().parents[1]
 REFERENCE = "mcs_reference:OpenAIChatStrategy"

@@ -15,7 +15,7 @@ from hypothesis import Phase, settings
 
 import mcs_reference as ref
 from mcs_conformance.clauses import CLAUSES, ClauseFailure, Subject, applicable
-from mcs_conformance.profiles import profile_settings
+from mcs_conformance.plugin import profile_settings
 from mcs_conformance.wires import wire_for_strategy
 from mcs_reference.calls import ExtractedCall, call_from_json_text
 

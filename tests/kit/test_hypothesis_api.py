@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 import mcs_conformance.hypothesis as api
-from mcs_conformance import schema
+from mcs_conformance.base import schema
 from mcs_conformance.hypothesis import cases, native_messages, streams
 from mcs_conformance.wires import BUILT_IN, Case, get_wire
 from mcs_conformance.wires.anthropic_messages import CUT, quirks_of as anthropic_quirks

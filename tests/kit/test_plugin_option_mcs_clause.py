@@ -45,7 +45,7 @@ def test_without_the_option_every_clause_is_collected(pytester: pytest.Pytester)
     result = pytester.runpytest(STRATEGY, "--collect-only", "-q")
 
     result.stdout.fnmatch_lines(
-        [f"::mcs[[]mcs_reference:OllamaChatStrategy]::{clause}" for clause in CLAUSES
+        [f"mcs[[]mcs_reference:OllamaChatStrategy]::{clause}" for clause in CLAUSES
          if CLAUSES[clause].kind == "strategy"])
 
 

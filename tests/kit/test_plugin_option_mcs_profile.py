@@ -87,7 +87,7 @@ def test_a_run_leaves_the_callers_hypothesis_profile_alone(pytester: pytest.Pyte
 def test_profiles_ignore_hypothesis_own_ci_profile():
     """With CI set, Hypothesis loads its derandomized `ci` profile; the kit's dev and
     thorough profiles must not inherit it, or --mcs-seed would change nothing in CI."""
-    code = ("from mcs_conformance.profiles import profile_settings as p; "
+    code = ("from mcs_conformance.plugin import profile_settings as p; "
             "print([p(n).derandomize for n in ('dev', 'ci', 'thorough')], p('dev').max_examples)")
     done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "CI": "true"},
                           capture_output=True, text=True, check=True)

@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 # in-process run is dropped after it, and the next run's fresh StreamError would not be
 # the one `mcs_reference.StreamError` kept (robust.bad-input would then fail).
 import mcs_reference.errors  # noqa: F401
-from mcs_conformance import schema
-from mcs_conformance.corpus import Stream, find_streams, load_meta
+from mcs_conformance.base import schema
+from mcs_conformance.corpora import Stream, find_streams, load_meta
 from mcs_conformance.hypothesis import streams
-from mcs_conformance.recorder import plan
-from mcs_conformance.regressions import Fed, NotSaved, body_of, entry_name, fed_stream
-from mcs_conformance.replay import decode
+from mcs_conformance.corpora import plan
+from mcs_conformance.corpora._regressions import Fed, NotSaved, body_of, entry_name, fed_stream
+from mcs_conformance.corpora import decode
 
 TESTS = Path(__file__).resolve().parents[1]
 LOST = "broken.lost_last_fragment:LostLastFragment"  # OpenAI Chat, reassembly.round-trip

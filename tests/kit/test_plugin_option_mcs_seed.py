@@ -113,5 +113,5 @@ def test_bad_seed_is_a_usage_error_in_one_line(pytester: pytest.Pytester, seed: 
                                 f"--mcs-seed={seed}")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*error: argument --mcs-seed: --mcs-seed={seed}: expected an integer"])
+    result.stderr.fnmatch_lines([f"*error: argument --mcs-seed: --mcs-seed={seed}: expected a non-negative integer"])
     assert sum("--mcs-seed" in line for line in result.stderr.lines) == 1

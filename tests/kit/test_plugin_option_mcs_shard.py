@@ -6,7 +6,7 @@ import pytest
 # Imported before pytester snapshots sys.modules (see test_plugin_option_mcs_clause.py).
 import mcs_reference.errors  # noqa: F401
 from mcs_conformance.clauses import CLAUSES
-from mcs_conformance.shards import Shard
+from mcs_conformance.clauses import Shard
 
 STRATEGY = "--mcs-strategy=mcs_reference:OllamaChatStrategy"
 
@@ -14,7 +14,7 @@ STRATEGY = "--mcs-strategy=mcs_reference:OllamaChatStrategy"
 def collected(pytester: pytest.Pytester, *args: str) -> list[str]:
     result = pytester.runpytest(STRATEGY, "--collect-only", "-q", *args)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    return [line.rsplit("::", 1)[1] for line in result.stdout.lines if "::mcs[" in line]
+    return [line.rsplit("::", 1)[1] for line in result.stdout.lines if line.startswith("mcs[")]
 
 
 def test_the_shards_collect_the_catalogue_once_in_catalogue_order(pytester: pytest.Pytester):

@@ -7,6 +7,7 @@ import pytest
 # in-process run is dropped after it, and the next run's fresh StreamError would not be
 # the one `mcs_reference.StreamError` kept (robust.bad-input would then fail).
 import mcs_reference.errors  # noqa: F401
+from mcs_conformance.clauses import CLAUSES
 
 FAST = "--mcs-clause=reassembly.done"  # one quick clause: these tests are about the option
 TARGETS = """
@@ -54,7 +55,7 @@ def test_target_kinds_are_certified(targets: pytest.Pytester, target: str):
     result = targets.runpytest(f"--mcs-strategy={target}", FAST)
 
     result.assert_outcomes(passed=1)
-    assert clause_items(result) == [f"::mcs[{target}]::reassembly.done"]
+    assert clause_items(result) == [f"mcs[{target}]::reassembly.done"]
     result.stdout.fnmatch_lines([f"mcs-conformance: certifying {target} (profile dev, seed *)"])
 
 
@@ -63,19 +64,17 @@ def test_option_is_repeatable(targets: pytest.Pytester):
                                "--mcs-strategy=mcs_reference:OllamaChatStrategy", FAST)
 
     result.assert_outcomes(passed=2)
-    assert clause_items(result) == ["::mcs[user_targets:factory]::reassembly.done",
-                                    "::mcs[mcs_reference:OllamaChatStrategy]::reassembly.done"]
+    assert clause_items(result) == ["mcs[user_targets:factory]::reassembly.done",
+                                    "mcs[mcs_reference:OllamaChatStrategy]::reassembly.done"]
     result.stdout.fnmatch_lines([
         "mcs-conformance: certifying user_targets:factory, mcs_reference:OllamaChatStrategy *"])
 
 
 def test_every_clause_runs_by_default_once_per_strategy(targets: pytest.Pytester):
-    from mcs_conformance.clauses import CLAUSES
-
     result = targets.runpytest("--mcs-strategy=user_targets:INSTANCE", "--collect-only", "-q")
 
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines([f"::mcs[[]user_targets:INSTANCE]::{clause}" for clause in CLAUSES
+    result.stdout.fnmatch_lines([f"mcs[[]user_targets:INSTANCE]::{clause}" for clause in CLAUSES
                                    if CLAUSES[clause].kind == "strategy"])
 
 
@@ -138,7 +137,7 @@ def test_alone_it_runs_only_the_clauses_not_the_projects_tests(targets: pytest.P
     result = targets.runpytest("--mcs-strategy=user_targets:factory", FAST)
 
     result.assert_outcomes(passed=1)
-    assert call_nodeids(result) == ["::mcs[user_targets:factory]::reassembly.done"]
+    assert call_nodeids(result) == ["mcs[user_targets:factory]::reassembly.done"]
 
 
 def test_with_test_paths_it_runs_them_beside_the_clauses(targets: pytest.Pytester):
@@ -148,9 +147,26 @@ def test_with_test_paths_it_runs_them_beside_the_clauses(targets: pytest.Pyteste
 
     result.assert_outcomes(passed=2)
     assert call_nodeids(result) == ["test_user.py::test_mine",
-                                    "::mcs[user_targets:factory]::reassembly.done"]
+                                    "mcs[user_targets:factory]::reassembly.done"]
 
 
 def call_nodeids(result: pytest.RunResult) -> list[str]:
     return [r.nodeid for r in result.reprec.getreports("pytest_runtest_logreport")
             if r.when == "call"]
+
+
+def test_the_clauses_are_collected_as_pytest_collects_tests(pytester: pytest.Pytester):
+    """The header counts the clauses ("collected 0 items" was printed before 25 ran);
+    --collect-only lists them by node id and -k selects among them."""
+    strategy_clauses = [c for c, clause in CLAUSES.items() if clause.kind == "strategy"]
+    listed = pytester.runpytest_subprocess("--mcs-strategy=mcs_reference:OllamaChatStrategy",
+                                           "--collect-only", "-q")
+    assert listed.ret == 0
+    listed.stdout.fnmatch_lines([f"mcs[[]mcs_reference:OllamaChatStrategy]::{clause}"
+                                 for clause in strategy_clauses])
+    listed.stdout.fnmatch_lines([f"{len(strategy_clauses)} tests collected*"])
+    chosen = pytester.runpytest_subprocess("--mcs-strategy=mcs_reference:OllamaChatStrategy",
+                                           "-k", "reassembly.done or resolve.own-wire")
+    chosen.stdout.fnmatch_lines([f"collected {len(strategy_clauses)} items / "
+                                 f"{len(strategy_clauses) - 2} deselected / 2 selected"])
+    chosen.assert_outcomes(passed=2)

@@ -75,7 +75,7 @@ def test_failure_shows_clause_reason_shrunk_case_and_reproduce_command(broken: p
     assert props["mcs_verdict"] == "failed"
     assert props["mcs_reproduce"] == lines[-1].removeprefix("reproduce: ")
     assert len(props["mcs_case"]["chunks"]) == count
-    result.stdout.fnmatch_lines([f"FAILED ::mcs[[]{TARGET}]::{CLAUSE}*"])
+    result.stdout.fnmatch_lines([f"FAILED mcs[[]{TARGET}]::{CLAUSE}*"])
 
 
 def test_printed_reproduce_command_reproduces_the_failure(broken: pytest.Pytester, shared_run):

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import InvalidArgument
 
 from mcs_conformance.wires import get_wire
-from mcs_conformance.wires.quirks import BODY, QUIRKS, allowed_quirks, parse_quirks, quirk_names
+from mcs_conformance.wires import BODY, QUIRKS, allowed_quirks, parse_quirks, quirk_names
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "quirks.md"
 SOME = settings(max_examples=60, deadline=None, database=None,

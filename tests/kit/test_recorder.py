@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcs_conformance import schema
+from mcs_conformance.base import schema
 from mcs_conformance.cli import main
 
 CHAT = [

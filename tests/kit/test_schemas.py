@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from mcs_conformance import schema
+from mcs_conformance.base import schema
 
 SHIPPED = sorted(
     path.name for path in resources.files("mcs_conformance").joinpath("schemas").iterdir()

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
-from mcs_conformance import schema
+from mcs_conformance.base import schema
 from mcs_conformance.wires import get_wire, wire_for_strategy
 from mcs_conformance.wires.text import DECOYS, cases, messages
 from mcs_reference import (ExtractedCall, HermesCodec, JsonCodec, LLMStreamBuffer,

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from mcs_conformance.clients.harness import harness_client
+from mcs_conformance.clients import harness_client
 from mcs_conformance.clients.reference_client import reference_client
-from mcs_conformance.clients.served import Served
-from mcs_conformance.clients.server import ProviderServer
-from mcs_conformance.framing import content_type
+from mcs_conformance.clients import Served
+from mcs_conformance.clients import ProviderServer
+from mcs_conformance.wires import content_type
 
 ROOT = Path(__file__).resolve().parents[2]
 PEERS = ROOT / "peers"

@@ -9,10 +9,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "peers"))
 from matrix import catalog, findings  # noqa: E402
 
-from mcs_conformance.clients.served import split_at  # noqa: E402
+from mcs_conformance.clients import split_at  # noqa: E402
 from mcs_conformance.clients.reference_client import reference_client  # noqa: E402
-from mcs_conformance.clients.server import ProviderServer  # noqa: E402
-from mcs_conformance.clients.served import Served  # noqa: E402
+from mcs_conformance.clients import ProviderServer  # noqa: E402
+from mcs_conformance.clients import Served  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpora"
 

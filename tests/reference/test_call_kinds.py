@@ -420,7 +420,7 @@ def test_bad_handlers_are_refused_with_a_clear_error(handlers, error, words):
 
 # -- the kit's corpus replay ---------------------------------------------------------------
 def test_replay_outcomes_show_the_kind_of_non_function_calls_only():
-    from mcs_conformance.replay import outcome
+    from mcs_conformance.corpora import outcome
     from mcs_reference import default_chain
 
     items = [EVERY_ITEM[2], EVERY_ITEM[3], EVERY_ITEM[4]]  # function, custom, computer

@@ -1,6 +1,6 @@
 """Every mid-stream provider error form of every wire, through the buffer (issue 14).
 
-The forms are the kit's (`mcs_conformance.wires.provider_errors`): each must raise
+The forms are the kit's (`mcs_conformance.wires._provider_errors`): each must raise
 `ProviderError` carrying the provider's message, and leave a buffer that is not done, holding
 a message that does not look complete, whatever the client feeds after the error.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcs_conformance.wires.provider_errors import ERROR_FORMS, error_tail
+from mcs_conformance.wires._provider_errors import ERROR_FORMS, error_tail
 from mcs_reference import BaseDriver, LLMStreamBuffer, ProviderError
 
 CHAT = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
