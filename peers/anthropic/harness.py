@@ -1,11 +1,8 @@
 """The anthropic SDK as its users stream: `messages.stream()` then `get_final_message()`."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import anthropic  # noqa: E402
+import anthropic
 
-from _protocol import call, outcome, serve  # noqa: E402
+from _protocol import call, outcome, serve
 
 
 def run(base_url, wire):

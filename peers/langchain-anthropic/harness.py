@@ -1,14 +1,11 @@
 """langchain-anthropic as its users stream: `ChatAnthropic.stream()`, the chunks summed with
 `+`, the calls read from the summed `AIMessageChunk`'s `tool_calls` and
 `invalid_tool_calls`."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from langchain_anthropic import ChatAnthropic  # noqa: E402
+from langchain_anthropic import ChatAnthropic
 
-from _protocol import outcome, serve  # noqa: E402
-from _langchain import summed_calls, summed_stream  # noqa: E402
+from _protocol import outcome, serve
+from _langchain import summed_calls, summed_stream
 
 
 def run(base_url, wire):

@@ -2,14 +2,11 @@
 rebuilt with `litellm.stream_chunk_builder`. OpenAI Chat through its `openai/` provider
 (a self-hosted OpenAI-compatible server), Anthropic Messages through `anthropic/`."""
 import os
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # offline: no cost-map download
-import litellm  # noqa: E402
+import litellm
 
-from _protocol import call, outcome, serve  # noqa: E402
+from _protocol import call, outcome, serve
 
 MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
 

@@ -1,13 +1,10 @@
 """LlamaIndex's OpenAI LLM as its users stream: `stream_chat()`, the last `ChatResponse`
 kept, its calls read with `get_tool_calls_from_response()`."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from llama_index.core.llms import ChatMessage  # noqa: E402
-from llama_index.llms.openai import OpenAI  # noqa: E402
+from llama_index.core.llms import ChatMessage
+from llama_index.llms.openai import OpenAI
 
-from _protocol import call, outcome, serve  # noqa: E402
+from _protocol import call, outcome, serve
 
 
 def run(base_url, wire):

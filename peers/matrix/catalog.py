@@ -57,7 +57,8 @@ class Peer:
             modules = (self.env / "node_modules").relative_to(REPO).as_posix()
             return f"env NODE_PATH={shlex.quote(modules)} node {shlex.quote(harness)}"
         python = self.python if self.in_project else self.python.relative_to(REPO)
-        return f"{shlex.quote(str(python))} {shlex.quote(harness)}"
+        shared = PEERS.relative_to(REPO).as_posix()  # _protocol.py, as NODE_PATH for Node
+        return f"env PYTHONPATH={shlex.quote(shared)} {shlex.quote(str(python))} {shlex.quote(harness)}"
 
     def pinned(self) -> str:
         """The version the peer pins for its library (what a run will install)."""

@@ -1,12 +1,9 @@
 """The ollama Python client as its docs stream a tool-calling chat: `chat(stream=True)`,
 the content pieces joined and the tool calls of every chunk collected."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import ollama  # noqa: E402
+import ollama
 
-from _protocol import call, outcome, serve  # noqa: E402
+from _protocol import call, outcome, serve
 
 
 def run(base_url, wire):

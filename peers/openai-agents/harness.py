@@ -2,14 +2,11 @@
 Completions stream as the SDK turns it into Responses events, read up to the final
 `response.completed` event's `Response`."""
 import asyncio
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from agents import ModelSettings, ModelTracing, OpenAIChatCompletionsModel, set_tracing_disabled  # noqa: E402
-from openai import AsyncOpenAI  # noqa: E402
+from agents import ModelSettings, ModelTracing, OpenAIChatCompletionsModel, set_tracing_disabled
+from openai import AsyncOpenAI
 
-from _protocol import call, outcome, serve  # noqa: E402
+from _protocol import call, outcome, serve
 
 set_tracing_disabled(True)  # no trace export: the machine has no network
 

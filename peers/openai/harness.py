@@ -1,12 +1,9 @@
 """The openai SDK as its users stream: `chat.completions.stream()` then
 `get_final_completion()`, and `responses.stream()` then `get_final_response()`."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import openai  # noqa: E402
+import openai
 
-from _protocol import call, outcome, serve  # noqa: E402
+from _protocol import call, outcome, serve
 
 # Keys the SDK's parse helpers add to its final objects; no server sends them.
 SDK_ONLY = ("parsed", "parsed_arguments")

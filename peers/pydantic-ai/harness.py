@@ -1,19 +1,16 @@
 """Pydantic AI as its users stream one model request: `model_request_stream_sync` with its
 OpenAI chat model or its Anthropic model, the events consumed, then the final
 `ModelResponse` (`stream.response`)."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pydantic_ai import ModelRequest  # noqa: E402
-from pydantic_ai.direct import model_request_stream_sync  # noqa: E402
-from pydantic_ai.messages import TextPart, ToolCallPart  # noqa: E402
-from pydantic_ai.models.anthropic import AnthropicModel  # noqa: E402
-from pydantic_ai.models.openai import OpenAIChatModel  # noqa: E402
-from pydantic_ai.providers.anthropic import AnthropicProvider  # noqa: E402
-from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
+from pydantic_ai import ModelRequest
+from pydantic_ai.direct import model_request_stream_sync
+from pydantic_ai.messages import TextPart, ToolCallPart
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.openai import OpenAIProvider
 
-from _protocol import call, outcome, serve  # noqa: E402
+from _protocol import call, outcome, serve
 
 
 def model_for(base_url, wire):

@@ -19,7 +19,7 @@ def test_the_repositorys_peers_load_with_the_reference_first():
             lines = (peer.folder / "requirements.txt").read_text().split()
             assert lines and all("==" in line for line in lines), peer.name
             assert peer.pinned() != "unknown", peer.name
-            assert peer.command().startswith(f".peers/{peer.name}/bin/python ")
+            assert peer.command().startswith(f"env PYTHONPATH=peers .peers/{peer.name}/bin/python ")
 
 
 def write_peer(root: Path, **changes) -> Path:
