@@ -55,9 +55,11 @@ def _describe(label: str, served: Served) -> str:
 
 
 def serve(wire: str, *, seed: int, port: int = 0, count: int = 10,
-          quirks: frozenset | None = None, out: TextIO = sys.stdout,
+          quirks: frozenset | None = None, out: TextIO | None = None,
           stop: threading.Event | None = None) -> int:
-    """Serve `count` cases until interrupted (or until `stop` is set)."""
+    """Serve `count` cases until interrupted (or until `stop` is set); each case's base URL
+    is printed to `out` (standard output by default)."""
+    out = out or sys.stdout
     cases = draw_served(wire, seed, count, quirks)
     with ProviderServer(port) as server:
         if port and server.port != port:
