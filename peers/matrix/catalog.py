@@ -50,13 +50,15 @@ class Peer:
     def python(self) -> Path:
         return Path(sys.executable) if self.in_project else self.env / "bin" / "python"
 
-    def command(self) -> str:
-        """The harness command line, run from the repository root."""
+    def command(self, python: Path | None = None) -> str:
+        """The harness command line, run from the repository root (a Python peer's under
+        `python` when given, as a test runs an SDK peer in the project's environment)."""
         harness = (self.folder / self.harness).relative_to(REPO).as_posix()
         if self.language == "node":
             modules = (self.env / "node_modules").relative_to(REPO).as_posix()
             return f"env NODE_PATH={shlex.quote(modules)} node {shlex.quote(harness)}"
-        python = self.python if self.in_project else self.python.relative_to(REPO)
+        if python is None:
+            python = self.python if self.in_project else self.python.relative_to(REPO)
         shared = PEERS.relative_to(REPO).as_posix()  # _protocol.py, as NODE_PATH for Node
         return f"env PYTHONPATH={shlex.quote(shared)} {shlex.quote(str(python))} {shlex.quote(harness)}"
 

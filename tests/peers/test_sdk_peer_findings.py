@@ -9,7 +9,6 @@ stops failing means the SDK changed (or the harness did): regenerate the page wi
 """
 from __future__ import annotations
 
-import shlex
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -34,13 +33,14 @@ def _entries() -> list:
 
 
 @pytest.mark.parametrize(("name", "stream"), _entries())
-def test_the_sdk_fails_its_saved_counterexample_again(name, stream):
+def test_the_sdk_fails_its_saved_counterexample_again(name, stream, monkeypatch):
     peer = catalog.load_peer(PEERS / name)
     if version(peer.library) != peer.pinned():
         pytest.skip(f"{peer.library} {version(peer.library)} is installed; the matrix speaks of "
                     f"{peer.pinned()} (peers/{name}/requirements.txt)")
     clause, evidence = findings.evidence_of_entry(stream)
-    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(PEERS / name / peer.harness))}"
+    monkeypatch.chdir(catalog.REPO)  # a peer's command runs from the repository root
+    command = peer.command(python=Path(sys.executable))
     assert findings.confirm(command, clause, evidence, timeout=60.0), (
         f"{stream}: {peer.library} {peer.pinned()} no longer fails {clause} on this stream")
 
