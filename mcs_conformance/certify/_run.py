@@ -191,10 +191,10 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         # reseed the clauses, and loading them all took 0.3 s, as long as two clauses run.
         args = [empty, "-c", str(Path(empty, "pytest.ini")), "--rootdir", empty,
                 "--disable-plugin-autoload", "-p", "mcs_conformance.plugin",
-                *_UNNEEDED_PLUGINS, "-q", *options]
-        args += [f"--mcs-clause={c}" for c in request.clauses]
-        if request.jobs:
-            args += ["-p", "xdist.plugin", "-n", str(request.jobs)]
+                *_UNNEEDED_PLUGINS, "-q"]
+        if request.jobs:  # each worker is a process of its own: it reads the options again
+            args += [*options, *(f"--mcs-clause={c}" for c in request.clauses),
+                     "-p", "xdist.plugin", "-n", str(request.jobs)]
         clock = time.perf_counter()
         # What is loaded by now (the kit, Hypothesis, pytest) outlives the run: frozen, the
         # collector stops walking it in each full collection of the run (about 3% of it).

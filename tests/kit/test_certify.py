@@ -25,7 +25,7 @@ from mcs_conformance.clauses import CLAUSES
 from mcs_conformance.certify import badge, junit_xml, summary_markdown
 from mcs_conformance.certify import (
     ClauseResult, DuplicateClause, FooterMismatch, Header, InvalidLine, MissingFooter,
-    MissingHeader, Report, ReportError,
+    MissingHeader, Report, ReportError, Request, run,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -565,3 +565,24 @@ def test_the_committed_report_is_valid_and_certified(name):
     assert [r.clause for r in report.results] == [c for c, k in CLAUSES.items() if k.kind == "strategy"]
     assert report.certified, f"{name}: {report.unexpected}"
     assert json.loads((folder / "badge.json").read_text("utf-8"))["message"] == f"certified {report.score}"
+
+
+def test_certify_loads_its_target_once(tmp_path, monkeypatch):
+    """The request is checked and the target loaded once, by `settings_for`; the pytest
+    session gets those settings and loads nothing again (a factory counts its calls)."""
+    (tmp_path / "counted_target.py").write_text(textwrap.dedent("""
+        from mcs_reference import OllamaChatStrategy
+
+        MADE = []
+
+        def factory():
+            MADE.append(1)
+            return OllamaChatStrategy()
+    """), "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    report = run(Request("counted_target:factory", profile="dev", seed=0,
+                         clauses=("reassembly.done",)))
+    assert [r.verdict for r in report.results] == ["passed"]
+    import counted_target
+
+    assert counted_target.MADE == [1]
