@@ -23,7 +23,7 @@ NO_MESSAGE = ("n/a: the client exposes no native message (message is null on eve
 
 
 def _served_wire(subject: ClientSubject) -> bool:
-    return subject.client is not None and subject.client.wire in NATIVE_WIRES
+    return subject.client.wire in NATIVE_WIRES
 
 
 def _quirks(served: Served) -> str:

@@ -20,17 +20,15 @@ import pytest
 from mcs_conformance import corpora
 from mcs_conformance.clients import SessionServer
 from mcs_conformance.plugin._database import load_profile_with_database
-from mcs_conformance.plugin._items import ClauseItem, case_record, describe_case
 from mcs_conformance.plugin._options import (SETTINGS_KEY, McsSettings, OptionError, add_options,
                                              build_settings, check_settings, command_spelling,
-                                             plugin_spelling, quirks_label, resolve)
-from mcs_conformance.plugin._profiles import (DEFAULT, PROFILES, SHRINK_SECONDS, cap_shrinking,
+                                             plugin_spelling, resolve)
+from mcs_conformance.plugin._profiles import (PROFILES, SHRINK_SECONDS, cap_shrinking,
                                               profile_settings)
 from mcs_conformance.plugin._session import target_nodes
 
-__all__ = ["DEFAULT", "PROFILES", "SETTINGS_KEY", "ClauseItem", "McsSettings", "OptionError",
-           "build_settings", "case_record", "check_settings", "command_spelling",
-           "describe_case", "profile_settings", "plugin_spelling", "quirks_label"]
+__all__ = ["PROFILES", "SETTINGS_KEY", "McsSettings", "OptionError", "build_settings",
+           "command_spelling", "profile_settings"]
 
 PROFILE_KEY = pytest.StashKey[str]()
 SERVERS_KEY = pytest.StashKey[SessionServer]()  # the session's local provider server (clients)
