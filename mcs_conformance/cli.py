@@ -43,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     certify.add_argument("--seed", type=int, default=None, help="generator seed (default: random, recorded)")
     certify.add_argument("--quirks", default="all", metavar="none|all|NAME,NAME",
                          help="real-server quirks the streams may hold (default: all; see docs/quirks.md)")
+    certify.add_argument("--strict", action="store_true",
+                         help="refuse on a client's strictness and fidelity failures too (by "
+                              "default they are notes; see docs/clauses.md, Severities)")
     certify.add_argument("--jobs", "-n", type=int, default=None,
                          help="spread clauses over this many processes (needs pytest-xdist)")
     certify.add_argument("--clause", action="append", default=[], metavar="ID",
@@ -121,7 +124,7 @@ def _certify(args: argparse.Namespace) -> int:
     request = Request(target=target, wire=args.wire, profile=args.profile, seed=seed,
                       baseline=args.baseline, jobs=args.jobs,
                       clauses=tuple(dict.fromkeys(args.clause)), quirks=args.quirks, kind=kind,
-                      shard=args.shard, database=args.database)
+                      shard=args.shard, database=args.database, strict=args.strict)
     try:
         if args.out.exists() and not args.out.is_dir():
             raise UsageProblem(f"--out {args.out}: exists and is not a folder")
@@ -158,6 +161,9 @@ def _verdict(report, out: Path, baseline: str) -> int:
     print(f"{report.header.target}: {word} {report.score} (report in {out})")
     for clause_id in report.unexpected:
         print(f"  unexpected failure: {clause_id}")
+    for result in report.results:
+        if result.verdict == "noted":
+            print(f"  note ({result.severity}): {result.clause}; --strict refuses on it")
     for clause_id in report.stale_baseline:
         print(f"  stale baseline: {clause_id} now passes; remove it from {baseline}")
     return 0 if report.certified else 1

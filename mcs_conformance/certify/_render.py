@@ -10,7 +10,8 @@ from mcs_conformance.certify._report import Report
 __all__ = ["badge", "junit_xml", "summary_markdown"]
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-MARKS = {"passed": "✅ passed", "failed": "❌ failed", "errored": "💥 errored", "skipped": "➖ skipped"}
+MARKS = {"passed": "✅ passed", "failed": "❌ failed", "noted": "⚠️ noted", "errored": "💥 errored",
+         "skipped": "➖ skipped"}
 
 
 def badge(report: Report) -> dict:
@@ -45,7 +46,7 @@ def summary_markdown(report: Report) -> str:
         f"# mcs-conformance: {h.target_kind} `{h.target}` {verdict} ({report.score})", "",
         f"{h.target_kind.capitalize()} `{h.strategy}` on wire `{h.wire}`, profile `{h.profile}`, "
         f"seed `{h.seed}`, "
-        f"quirks `{h.quirks}`, "
+        f"quirks `{h.quirks}`, " + ("strict, " if h.strict else "") +
         f"mcs-conformance {h.version}, Hypothesis {h.hypothesis}, Python {h.python}.", "",
     ]
     if h.clauses:
@@ -61,14 +62,16 @@ def summary_markdown(report: Report) -> str:
                   + ", ".join(f"`{c}`" for c in report.stale_baseline), ""]
     lines += ["| clause | level | verdict | examples | meaning |", "| --- | --- | --- | ---: | --- |"]
     for r in report.results:
-        mark = MARKS[r.verdict] + (" (expected)" if r.expected_failure else "")
+        mark = MARKS[r.verdict] + (f" ({r.severity})" if r.severity else "") + (
+            " (expected)" if r.expected_failure else "")
         examples = "" if r.examples is None else str(r.examples)
         lines.append(f"| `{r.clause}` | {r.level} | {mark} | {examples} | {_cell(r.meaning)} |")
     for r in report.results:
-        if not r.bad:
+        if not r.bad and r.verdict != "noted":
             continue
         note = " (expected by the baseline)" if r.expected_failure else ""
-        lines += ["", f"## `{r.clause}` {r.verdict}{note}", "", r.reason or ""]
+        severity = f", {r.severity}" if r.severity else ""
+        lines += ["", f"## `{r.clause}` {r.verdict}{severity}{note}", "", r.reason or ""]
         if r.counterexample is not None:
             quirks = r.counterexample.get("quirks") if isinstance(r.counterexample, dict) else None
             if quirks is not None:
@@ -116,6 +119,8 @@ def junit_xml(report: Report) -> str:
             ET.SubElement(case, tag, {"message": _xml_safe(r.reason or r.verdict)}).text = detail
         elif r.verdict == "skipped":
             ET.SubElement(case, "skipped", {"message": _xml_safe(r.reason or "")})
+        elif r.verdict == "noted":  # passes: the note goes to the test's output
+            ET.SubElement(case, "system-out").text = _xml_safe(f"note ({r.severity}): {detail}")
     ET.indent(suite)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
 

@@ -15,7 +15,9 @@ from mcs_conformance.base import schema
 __all__ = ["VERDICTS", "ClauseResult", "DuplicateClause", "FooterMismatch", "Header", "InvalidLine",
            "MissingFooter", "MissingHeader", "Report", "ReportError"]
 
-VERDICTS = ("passed", "failed", "errored", "skipped")
+#: `noted`: a client's strictness or fidelity failure, which refuses nothing unless the run
+#: was strict (then it is `failed`, with its severity).
+VERDICTS = ("passed", "failed", "noted", "errored", "skipped")
 
 
 class ReportError(ValueError):
@@ -60,6 +62,7 @@ class Header:
     target_kind: str = "strategy"  # strategy, client or harness
     implementation: dict | None = None  # what a harness said it runs
     shard: str | None = None  # "I/N" on a shard's report (certify --shard), None on a whole run
+    strict: bool = False  # strictness and fidelity failures counted as failures (--strict)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class ClauseResult:
     counterexample: Any = None
     reproduce: str | None = None
     expected_failure: bool = False
+    severity: str | None = None  # a client failure's or note's severity (docs/clauses.md)
 
     @property
     def bad(self) -> bool:
@@ -91,8 +95,9 @@ class Report:
 
     @property
     def score(self) -> str:
-        """Passed over applicable (not skipped) clauses, e.g. "19/20"."""
-        return f"{self.count('passed')}/{len(self.results) - self.count('skipped')}"
+        """Passed (notes included) over applicable (not skipped) clauses, e.g. "19/20"."""
+        held = self.count("passed") + self.count("noted")
+        return f"{held}/{len(self.results) - self.count('skipped')}"
 
     @property
     def baseline(self) -> tuple[str, ...]:
@@ -132,7 +137,7 @@ class Report:
         for result in self.results:
             line = {"kind": "clause", **{k: v for k, v in asdict(result).items() if v is not None}}
             line["seconds"] = round(result.seconds, 3)
-            if result.verdict == "failed":  # a failure always shows its case, null if none
+            if result.verdict in ("failed", "noted"):  # always shows its case, null if none
                 line["counterexample"] = result.counterexample
             if not result.expected_failure:
                 del line["expected_failure"]

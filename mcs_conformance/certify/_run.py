@@ -52,6 +52,7 @@ class Request:
     kind: str = "strategy"  # what `target` names: strategy (pkg:Obj), client (pkg:fn), harness (CMD)
     shard: str | None = None  # "I/N": run shard I of N of the selected clauses
     database: str | None = None  # Hypothesis' example database: a folder, or pkg.module:OBJ
+    strict: bool = False  # a client's strictness and fidelity failures refuse it too
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -81,7 +82,8 @@ def settings_for(request: Request) -> McsSettings:
             command_spelling, strategies=targets["strategy"], clients=targets["client"],
             harnesses=targets["harness"], wire_spec=request.wire, profile=request.profile,
             seed_value=str(request.seed), clauses=request.clauses, quirks_value=request.quirks,
-            shard_value=request.shard, database_value=request.database)
+            shard_value=request.shard, database_value=request.database,
+            strict=request.strict)
     except (OptionError, TargetError) as exc:
         raise UsageProblem(str(exc)) from None
     if request.jobs and importlib.util.find_spec("xdist") is None:
@@ -138,7 +140,7 @@ class _Collector:
         self.results[clause_id] = ClauseResult(
             clause=clause_id, level=clause.level, meaning=clause.meaning, verdict=verdict,
             seconds=report.duration, examples=props.get("mcs_examples"), reason=reason, counterexample=props.get("mcs_case"),
-            reproduce=reproduce,
+            reproduce=reproduce, severity=props.get("mcs_severity"),
         )
         if self.progress is not None:
             counts = {v: sum(r.verdict == v for r in self.results.values()) for v in VERDICTS}
@@ -171,6 +173,8 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         options.append(f"--mcs-wire={request.wire}")
     if request.database is not None:
         options.append(f"--mcs-database={request.database}")
+    if request.strict:
+        options.append("--mcs-strict")
     kind = "client" if request.kind != "strategy" else "strategy"
     selected = request.clauses or tuple(c.id for c in CLAUSES.values() if c.kind == kind)
     if settings.shard is not None:
@@ -234,6 +238,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         clauses=tuple(request.clauses) or None, quirks=quirks, target_kind=request.kind,
         implementation=implementation,
         shard=str(settings.shard) if settings.shard is not None else None,
+        strict=request.strict,
     )
     return Report(header, results, seconds)
 

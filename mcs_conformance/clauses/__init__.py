@@ -16,14 +16,15 @@ from mcs_conformance.clauses._compare import calls_difference, first_difference
 from mcs_conformance.clauses._limits import ClauseTimeout, time_limit, timeout_behind
 from mcs_conformance.clauses._registry import (AnySubject, applicable, Clause, clause,
                                                ClauseFailure, ClauseNotApplicable, CLAUSES,
-                                               ClientSubject, KINDS, LEVELS, Subject)
+                                               ClientSubject, KINDS, LEVELS, NOTE_SEVERITIES,
+                                               SEVERITIES, Subject)
 from mcs_conformance.clauses._runner import examples_run, load_kit_modules
 from mcs_conformance.clauses._shards import parse_shard, Shard
 from mcs_conformance.clauses import (_reassembly, _resolve, _extract, _history, _codec,  # noqa: F401
                                      _robust, _client)  # registers every clause, in this order
 
 __all__ = [
-    "CLAUSES", "KINDS", "LEVELS", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
+    "CLAUSES", "KINDS", "LEVELS", "NOTE_SEVERITIES", "SEVERITIES", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
     "ClientSubject", "Subject", "applicable", "clause", "catalogue_markdown",
     "calls_difference", "first_difference",
     "ClauseTimeout", "time_limit", "timeout_behind",

@@ -1,7 +1,22 @@
 """The clause catalogue as Markdown, generated from the registry so the docs cannot drift."""
 from __future__ import annotations
 
-from mcs_conformance.clauses._registry import CLAUSES
+from mcs_conformance.clauses._registry import CLAUSES, NOTE_SEVERITIES, SEVERITIES
+
+SEVERITY_MEANINGS = dict(zip(SEVERITIES, (
+    "the client raised an error on a valid stream",
+    "a call, its arguments or the text was lost or changed (or a call invented), and success "
+    "was reported",
+    "a cut, errored or malformed stream was reported as success, and the outcome differs from "
+    "what the complete stream gives (a provider error or an HTTP error reported as success "
+    "always is)",
+    "a cut or errored stream was reported as success, with nothing lost: the same calls and "
+    "text as the complete stream, or an Anthropic call cut by `max_tokens` whose stream says "
+    "so",
+    "the outcome differs only in representation: the native message has `[]` where "
+    "`stream=false` has null or no key, or an HTTP error is reported without the provider's "
+    "message",
+)))
 
 __all__ = ["catalogue_markdown"]
 
@@ -18,6 +33,15 @@ def catalogue_markdown() -> str:
         "| id | level | certifies | meaning |", "| --- | --- | --- | --- |",
     ]
     lines += [f"| `{c.id}` | {c.level} | {c.kind} | {c.meaning} |" for c in CLAUSES.values()]
+    lines += ["", "## Severities", "",
+              "Every failure of a client clause carries one severity. The first three are bugs: "
+              "they refuse a certification and are a ✗ on the peer page. The last two are "
+              "notes (⚠, verdict `noted`): reported with their counterexample, they refuse "
+              "nothing unless `certify --strict` / `--mcs-strict`. A clause looks through all "
+              "of its examples for a bug before it reports a note.", "",
+              "| severity | what happened | counts |", "| --- | --- | --- |",
+              *(f"| `{name}` | {what} | {'note' if name in NOTE_SEVERITIES else 'failure'} |"
+                for name, what in SEVERITY_MEANINGS.items())]
     for c in CLAUSES.values():
         meaning = c.meaning if c.kind == "strategy" else f"*Client clause.* {c.meaning}"
         lines += ["", f"## `{c.id}` ({c.level})", "", meaning, "",

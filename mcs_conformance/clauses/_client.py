@@ -2,7 +2,11 @@
 out of a real HTTP stream served by the kit's local provider server.
 
 Each example is one local round trip (two for `client.byte-cuts`). Every failure names the
-quirks of its counterexample, so "fails only on vLLM-style streams" reads as such.
+quirks of its counterexample, so "fails only on vLLM-style streams" reads as such, and
+carries a severity (docs/clauses.md, "Severities"): `crash`, `silent-loss` and
+`false-success` are bugs; `strictness` and `fidelity` are notes. A note never stops the
+search: a clause looks through every example for a bug first and reports a note only when
+it found none.
 """
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ from typing import Any
 
 from mcs_conformance.base import show
 from mcs_conformance.clauses._compare import first_difference
-from mcs_conformance.clauses._registry import clause, ClauseNotApplicable, ClientSubject
+from mcs_conformance.clauses._registry import (clause, Clause, ClauseFailure, ClauseNotApplicable,
+                                               ClientSubject)
 from mcs_conformance.clauses._runner import check_each
 from mcs_conformance.clients import (error_streams, http_errors, malformed_streams, prose_streams,
                                      Served, streams, truncated_streams, truth_calls)
@@ -40,15 +45,53 @@ def _evidence(served: Served, outcome: dict | None = None, **more: Any) -> dict:
     return record
 
 
-def _fail(which: Any, reason: str, served: Served, outcome: dict | None = None, **more: Any):
-    return which.fail(f"{reason} ({_quirks(served)})", _evidence(served, outcome, **more))
+CRASH, SILENT_LOSS, FALSE_SUCCESS, STRICTNESS, FIDELITY = (
+    "crash", "silent-loss", "false-success", "strictness", "fidelity")
 
 
-def _completed(which: Any, served: Served, outcome: dict) -> None:
+def _fail(which: Clause, severity: str, reason: str, served: Served, outcome: dict | None = None,
+          **more: Any) -> ClauseFailure:
+    return which.fail(f"{reason} ({_quirks(served)})", _evidence(served, outcome, **more),
+                      severity)
+
+
+def _body_size(failure: ClauseFailure) -> int:
+    pieces = failure.case.get("pieces", ()) if isinstance(failure.case, dict) else ()
+    return sum(len(piece) for piece in pieces)
+
+
+def _check(which: Clause, subject: ClientSubject, generator: Any, prop: Any) -> None:
+    """`check_each`, where a note (strictness, fidelity) does not end the search: a bug is
+    looked for in every example, and only when none turned up is the note with the smallest
+    body raised (notes are not shrunk)."""
+    noted: list[ClauseFailure] = []
+
+    def judged(value: Any) -> None:
+        try:
+            prop(value)
+        except ClauseFailure as failure:
+            if not failure.is_note:
+                raise
+            if not noted or _body_size(failure) < _body_size(noted[0]):
+                noted[:] = [failure]
+
+    check_each(which, subject, generator, judged)
+    if noted:
+        raise noted[0]
+
+
+def _completed(which: Clause, served: Served, outcome: dict) -> None:
     """A stream that ended well must not end in an error."""
     if outcome["error"] is not None:
-        raise _fail(which, f"the client reported an error on a stream that completed: "
+        raise _fail(which, CRASH, f"the client reported an error on a stream that completed: "
                     f"{show(outcome['error'])}", served, outcome)
+
+
+def _as_complete(served: Served, outcome: dict) -> bool:
+    """Whether a success reported on a cut or errored body holds what the complete stream
+    gives: the same calls and the same text (then nothing was lost: strictness)."""
+    return (_calls_difference(truth_calls(served.case.calls), outcome["calls"]) is None
+            and outcome["text"] == served.case.text)
 
 
 def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
@@ -89,9 +132,9 @@ def calls(subject: ClientSubject) -> None:
         _completed(calls, served, outcome)
         found = _calls_difference(truth_calls(truth), outcome["calls"])
         if found:
-            raise _fail(calls, f"the client reported {found}", served, outcome)
+            raise _fail(calls, SILENT_LOSS, f"the client reported {found}", served, outcome)
 
-    check_each(calls, subject, streams(runner.wire, runner.quirks, min_calls=1), prop)
+    _check(calls, subject, streams(runner.wire, runner.quirks, min_calls=1), prop)
 
 
 @clause(
@@ -112,10 +155,11 @@ def text(subject: ClientSubject) -> None:
         outcome = runner.run(served)
         _completed(text, served, outcome)
         if outcome["text"] != served.case.text:
-            raise _fail(text, f"the client reported the text {show(outcome['text'])}, expected "
-                        f"{show(served.case.text)}", served, outcome)
+            raise _fail(text, SILENT_LOSS, f"the client reported the text "
+                        f"{show(outcome['text'])}, expected {show(served.case.text)}",
+                        served, outcome)
 
-    check_each(text, subject, streams(runner.wire, runner.quirks), prop)
+    _check(text, subject, streams(runner.wire, runner.quirks), prop)
 
 
 def _nulls_as_absent(expected: Any, got: Any) -> tuple[Any, Any]:
@@ -135,6 +179,16 @@ def _nulls_as_absent(expected: Any, got: Any) -> tuple[Any, Any]:
     return expected, got
 
 
+def _without_empties(value: Any) -> Any:
+    """`value` with every object key whose value is null or `[]` left out: what tells a
+    difference of representation (`null`, `[]` or an absent key) from one of content."""
+    if isinstance(value, dict):
+        return {k: _without_empties(v) for k, v in value.items() if v is not None and v != []}
+    if isinstance(value, list):
+        return [_without_empties(item) for item in value]
+    return value
+
+
 @clause(
     "client.message",
     level="SHOULD",
@@ -142,8 +196,9 @@ def _nulls_as_absent(expected: Any, got: Any) -> tuple[Any, Any]:
             "stream=false message (a field set to null counts as a field left out, as SDK "
             "models write every optional field). A client that exposes none (message null on "
             "every case it did not end in an error) gets n/a (skipped), never passed; one "
-            "that exposes it for some streams only fails. Errors are client.calls' and "
-            "client.text's to judge.",
+            "that exposes it for some streams only fails. A difference only of "
+            "representation (`[]` against null or an absent key) is a fidelity note. Errors "
+            "are client.calls' and client.text's to judge.",
     failure_means="Code that stores or resends the assembled message (the history) gets "
                   "another message than the provider would have returned.",
     typical_bug="Fields the library does not model dropped (refusal, annotations, thinking "
@@ -164,17 +219,20 @@ def message(subject: ClientSubject) -> None:
         if has != exposes[0]:
             said = ("no message here, though it exposed one for an earlier stream" if not has
                     else "a message here, though it exposed none for an earlier stream")
-            raise _fail(message, f"the client returned {said}: a null message then hides "
-                        "the one it assembled", served, outcome)
+            raise _fail(message, SILENT_LOSS, f"the client returned {said}: a null message "
+                        "then hides the one it assembled", served, outcome)
         if not has:
             return
         found = first_difference(*_nulls_as_absent(served.case.message, outcome["message"]),
                                  json_numbers=True)
         if found:
-            raise _fail(message, f"the client's message differs from stream=false: {found}",
+            same = first_difference(_without_empties(served.case.message),
+                                    _without_empties(outcome["message"]), json_numbers=True)
+            raise _fail(message, FIDELITY if same is None else SILENT_LOSS,
+                        f"the client's message differs from stream=false: {found}",
                         served, outcome)
 
-    check_each(message, subject, streams(runner.wire, runner.quirks), prop)
+    _check(message, subject, streams(runner.wire, runner.quirks), prop)
     if not exposes or not exposes[0]:  # no message on any stream, or only errors
         raise ClauseNotApplicable(message.id, NO_MESSAGE)
 
@@ -210,17 +268,19 @@ def byte_cuts(subject: ClientSubject) -> None:
             if again != at_once:  # the same whole body gives another outcome: ids it invents?
                 at_once, again, in_pieces = map(_without_call_ids, (at_once, again, in_pieces))
                 if again != at_once:
-                    raise _fail(byte_cuts, "the same whole body gives two different outcomes "
+                    raise _fail(byte_cuts, SILENT_LOSS, "the same whole body gives two different outcomes "
                                 "(beyond invented call ids): the cuts cannot be judged",
                                 served, again, whole_outcome=at_once)
         if in_pieces != at_once:
             key = next(k for k in ("calls", "text", "error", "message")
                        if in_pieces[k] != at_once[k])
-            raise _fail(byte_cuts, f"cut into {len(served.pieces)} pieces the body gives "
+            severity = CRASH if in_pieces["error"] is not None and at_once["error"] is None \
+                else SILENT_LOSS
+            raise _fail(byte_cuts, severity, f"cut into {len(served.pieces)} pieces the body gives "
                         f"{key} {show(in_pieces[key])}; whole, {show(at_once[key])}",
                         served, in_pieces, whole_outcome=at_once)
 
-    check_each(byte_cuts, subject, streams(runner.wire, runner.quirks), prop)
+    _check(byte_cuts, subject, streams(runner.wire, runner.quirks), prop)
 
 
 @clause(
@@ -237,17 +297,20 @@ def no_phantom(subject: ClientSubject) -> None:
     def prop(served: Served) -> None:
         outcome = runner.run(served)
         if outcome["calls"]:
-            raise _fail(no_phantom, f"the client reported {show(outcome['calls'])} from text "
+            raise _fail(no_phantom, SILENT_LOSS, f"the client reported {show(outcome['calls'])} from text "
                         f"{show(served.case.text)}", served, outcome)
 
-    check_each(no_phantom, subject, prose_streams(runner.wire, runner.quirks), prop)
+    _check(no_phantom, subject, prose_streams(runner.wire, runner.quirks), prop)
 
 
 @clause(
     "client.malformed",
     level="MUST",
     meaning="A call whose arguments are not a JSON object is surfaced: its raw string as "
-            "arguments, or an error; never dropped, never turned into {}.",
+            "arguments, or an error; never dropped, never turned into {}. On Anthropic the "
+            "malformed call is a tool_use cut by `max_tokens`: the stream's own stop reason "
+            "says the answer was cut, so a client that drops or empties that call gets a "
+            "strictness note, not a failure.",
     failure_means="A malformed call runs with arguments nobody wrote, or vanishes so the "
                   "model is never told to retry.",
     typical_bug="`json.loads` failures swallowed and replaced by {}; calls that fail to parse "
@@ -256,6 +319,8 @@ def no_phantom(subject: ClientSubject) -> None:
 )
 def malformed(subject: ClientSubject) -> None:
     runner = subject.client
+    # Anthropic's malformed calls are cut by max_tokens, which the stream itself reports
+    severity = STRICTNESS if runner.wire == "anthropic-messages" else SILENT_LOSS
 
     def prop(drawn: tuple) -> None:
         served, name, raw = drawn
@@ -264,15 +329,15 @@ def malformed(subject: ClientSubject) -> None:
             return
         named = [call for call in outcome["calls"] if call["name"] == name]
         if not named:
-            raise _fail(malformed, f"the call {name!r} with arguments {show(raw)} was dropped",
-                        served, outcome)
+            raise _fail(malformed, severity, f"the call {name!r} with arguments {show(raw)} "
+                        "was dropped", served, outcome)
         if not any(isinstance(call["arguments"], str) for call in named):
             shown = show([call["arguments"] for call in named])
-            raise _fail(malformed, f"the call {name!r} with arguments {show(raw)} was reported "
-                        f"with arguments {shown}, expected the raw string or an error",
-                        served, outcome)
+            raise _fail(malformed, severity, f"the call {name!r} with arguments {show(raw)} "
+                        f"was reported with arguments {shown}, expected the raw string or an "
+                        "error", served, outcome)
 
-    check_each(malformed, subject, malformed_streams(runner.wire, runner.quirks), prop)
+    _check(malformed, subject, malformed_streams(runner.wire, runner.quirks), prop)
 
 
 # -- errors --------------------------------------------------------------------------------
@@ -294,42 +359,74 @@ def provider_error(subject: ClientSubject) -> None:
     def prop(served: Served) -> None:
         outcome = runner.run(served)
         if outcome["error"] is None:
-            raise _fail(provider_error, f"the stream ended in the provider error "
-                        f"{show(served.case.error)} but the client reported success",
+            raise _fail(provider_error, FALSE_SUCCESS, f"the stream ended in the provider "
+                        f"error {show(served.case.error)} but the client reported success",
                         served, outcome)
 
-    check_each(provider_error, subject, error_streams(runner.wire, runner.quirks), prop)
+    _check(provider_error, subject, error_streams(runner.wire, runner.quirks), prop)
+
+
+def _cut_short(which: Clause, subject: ClientSubject, clean: bool) -> None:
+    """A body stopped before the wire's end signal must end in an error; a success is
+    false-success when it differs from the complete stream's outcome, else strictness."""
+    runner = subject.client
+    how = "the HTTP body ended cleanly" if clean else "the connection dropped"
+
+    def prop(served: Served) -> None:
+        outcome = runner.run(served)
+        if outcome["error"] is None:
+            same = _as_complete(served, outcome)
+            raise _fail(which, STRICTNESS if same else FALSE_SUCCESS,
+                        f"the body stopped after {len(served.body)} bytes, before the end "
+                        f"signal ({how}), and the client reported success with "
+                        f"{len(outcome['calls'])} call(s)"
+                        + (", the same as the complete stream gives" if same else ""),
+                        served, outcome)
+
+    _check(which, subject, truncated_streams(runner.wire, runner.quirks, clean=clean), prop)
+
+
+_CUT_BUG = ("The end of the body taken as the end of the stream without checking `[DONE]`, "
+            "`message_stop`, `response.completed` or `done: true`.")
 
 
 @clause(
     "client.truncated",
     level="SHOULD",
-    meaning="A body cut before the wire's end signal (the connection dropped or closed) is "
-            "an error, never a completed run of calls with partial arguments.",
+    meaning="A body whose connection drops before the wire's end signal (an unfinished "
+            "chunked body) is an error, never a completed run of calls with partial "
+            "arguments. A success with exactly what the complete stream gives is a "
+            "strictness note.",
     failure_means="A dropped connection looks like a finished answer: partial arguments are "
                   "run, half a reply is shown as the whole one.",
-    typical_bug="The end of the body taken as the end of the stream without checking "
-                "`[DONE]`, `message_stop`, `response.completed` or `done: true`.",
+    typical_bug=_CUT_BUG + " The transport's incomplete-body error swallowed.",
     applies=_served_wire, kind=CLIENT,
 )
 def truncated(subject: ClientSubject) -> None:
-    runner = subject.client
+    _cut_short(truncated, subject, clean=False)
 
-    def prop(served: Served) -> None:
-        outcome = runner.run(served)
-        if outcome["error"] is None:
-            how = "dropped" if not served.complete else "closed cleanly"
-            raise _fail(truncated, f"the body stopped after {len(served.body)} bytes, before "
-                        f"the end signal (connection {how}), and the client reported success "
-                        f"with {len(outcome['calls'])} call(s)", served, outcome)
 
-    check_each(truncated, subject, truncated_streams(runner.wire, runner.quirks), prop)
+@clause(
+    "client.early-end",
+    level="SHOULD",
+    meaning="A body that ends cleanly at the HTTP level but before the wire's end signal "
+            "(as when a server's stream dies behind a proxy that closes the response) is an "
+            "error, never a completed run of calls with partial arguments. A success with "
+            "exactly what the complete stream gives is a strictness note.",
+    failure_means="A server that stopped mid-answer looks like a finished answer: partial "
+                  "arguments are run, half a reply is shown as the whole one.",
+    typical_bug=_CUT_BUG,
+    applies=_served_wire, kind=CLIENT,
+)
+def early_end(subject: ClientSubject) -> None:
+    _cut_short(early_end, subject, clean=True)
 
 
 @clause(
     "client.http-error",
     level="SHOULD",
-    meaning="An HTTP 4xx/5xx answer is an error that names the provider's message.",
+    meaning="An HTTP 4xx/5xx answer is an error that names the provider's message. An error "
+            "that does not name it is a fidelity note.",
     failure_means="A rate limit or an outage shows up as an empty answer, or as an error "
                   "that hides why.",
     typical_bug="The status not checked before reading the body as a stream; the error body "
@@ -343,8 +440,10 @@ def http_error(subject: ClientSubject) -> None:
         served, provider_message = drawn
         outcome = runner.run(served)
         if outcome["error"] is None or provider_message not in outcome["error"]:
-            got = "success" if outcome["error"] is None else f"the error {show(outcome['error'])}"
-            raise _fail(http_error, f"HTTP {served.status} with the message "
-                        f"{provider_message!r} gave {got}", served, outcome)
+            success = outcome["error"] is None
+            got = "success" if success else f"the error {show(outcome['error'])}"
+            raise _fail(http_error, FALSE_SUCCESS if success else FIDELITY,
+                        f"HTTP {served.status} with the message {provider_message!r} gave "
+                        f"{got}", served, outcome)
 
-    check_each(http_error, subject, http_errors(runner.wire), prop)
+    _check(http_error, subject, http_errors(runner.wire), prop)

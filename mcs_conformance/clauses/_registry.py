@@ -14,11 +14,15 @@ from typing import Any, Callable, ClassVar, Union
 from mcs_conformance.clients import ClientRunner
 from mcs_conformance.wires import Wire
 
-__all__ = ["CLAUSES", "KINDS", "LEVELS", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
+__all__ = ["CLAUSES", "KINDS", "LEVELS", "NOTE_SEVERITIES", "SEVERITIES", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
            "ClientSubject", "Subject", "applicable", "clause"]
 
 LEVELS = ("MUST", "SHOULD")
 KINDS = ("strategy", "client")  # what a clause certifies: an extraction strategy, or a client
+#: How bad a client failure is (docs/clauses.md, "Severities"). The first three are bugs a
+#: maintainer accepts and fail a certification; the last two are notes unless `--strict`.
+SEVERITIES = ("crash", "silent-loss", "false-success", "strictness", "fidelity")
+NOTE_SEVERITIES = frozenset({"strictness", "fidelity"})
 
 
 @dataclass
@@ -71,14 +75,25 @@ AnySubject = Union[Subject, ClientSubject]
 class ClauseFailure(AssertionError):
     """Raised by a clause's check when the property does not hold for a (shrunk) case.
 
-    `case` is the counterexample (a `Case`, or a dict describing it) that reports print.
+    `case` is the counterexample (a `Case`, or a dict describing it) that reports print;
+    `severity` says how bad a client clause's failure is (one of `SEVERITIES`), None for a
+    strategy clause's.
     """
 
-    def __init__(self, clause_id: str, reason: str, case: Any = None):
+    def __init__(self, clause_id: str, reason: str, case: Any = None, severity: str | None = None):
+        if severity is not None and severity not in SEVERITIES:
+            raise ValueError(f"clause {clause_id}: severity must be one of {SEVERITIES}, got {severity!r}")
         self.clause_id = clause_id
         self.reason = reason
         self.case = case
+        self.severity = severity
         super().__init__(f"[{clause_id}] {reason}")
+
+    @property
+    def is_note(self) -> bool:
+        """A strictness or fidelity failure: reported, but no certification fails on it
+        unless `--strict`."""
+        return self.severity in NOTE_SEVERITIES
 
 
 class ClauseNotApplicable(Exception):
@@ -109,9 +124,9 @@ class Clause:
         if self.kind not in KINDS:
             raise ValueError(f"clause {self.id}: kind must be one of {KINDS}")
 
-    def fail(self, reason: str, case: Any = None) -> ClauseFailure:
+    def fail(self, reason: str, case: Any = None, severity: str | None = None) -> ClauseFailure:
         """The exception to raise from `check`: `raise clause.fail(...)`."""
-        return ClauseFailure(self.id, reason, case)
+        return ClauseFailure(self.id, reason, case, severity)
 
 
 CLAUSES: dict[str, Clause] = {}

@@ -100,7 +100,7 @@ def _terminal_end(case: Case, body_quirks: frozenset) -> int:
 
 
 @st.composite
-def _truncated(draw: Callable, case: Case, quirks: frozenset | None) -> Served:
+def _truncated(draw: Callable, case: Case, quirks: frozenset | None, clean: bool) -> Served:
     allowed = sorted(_body_quirks(case.wire, quirks))
     body_quirks = frozenset(draw(st.lists(st.sampled_from(allowed), unique=True))) \
         if allowed else frozenset()
@@ -115,16 +115,16 @@ def _truncated(draw: Callable, case: Case, quirks: frozenset | None) -> Served:
     body = whole[:keep]
     cuts = draw(cut_points(body))
     served = served_stream(case, body_quirks=body_quirks, cuts=cuts, keep=keep)
-    if draw(st.booleans()):  # the HTTP body itself ends cleanly, only the end signal lacks
-        served = replace(served, complete=True)
-    return served
+    return replace(served, complete=True) if clean else served
 
 
-def truncated_streams(wire: str, quirks: frozenset | None) -> st.SearchStrategy[Served]:
-    """Streams with a call whose body stops before the wire's end signal (the connection
-    dropped, or closed cleanly)."""
+def truncated_streams(wire: str, quirks: frozenset | None, *,
+                      clean: bool = False) -> st.SearchStrategy[Served]:
+    """Streams with a call whose body stops before the wire's end signal: the connection
+    dropped (an unfinished chunked body), or with `clean` the HTTP body ended properly and
+    only the wire's end signal is missing."""
     return get_wire(wire).cases(quirks=quirks, min_calls=1).flatmap(
-        lambda case: _truncated(case, quirks))
+        lambda case: _truncated(case, quirks, clean))
 
 
 def http_errors(wire: str) -> st.SearchStrategy[tuple[Served, str]]:

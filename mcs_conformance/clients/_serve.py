@@ -26,7 +26,9 @@ def _kinds(wire: str, quirks: frozenset | None) -> st.SearchStrategy[tuple[str, 
         st.tuples(st.just("stream"), streams(wire, quirks)),
         st.tuples(st.just("stream with calls"), streams(wire, quirks, min_calls=1)),
         st.tuples(st.just("provider error"), error_streams(wire, quirks)),
-        st.tuples(st.just("cut before the end"), truncated_streams(wire, quirks)),
+        st.tuples(st.just("connection dropped before the end"), truncated_streams(wire, quirks)),
+        st.tuples(st.just("body ended before the end signal"),
+                  truncated_streams(wire, quirks, clean=True)),
         st.tuples(st.just("HTTP error"), http_errors(wire).map(lambda drawn: drawn[0])),
     )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import traceback
+import warnings
 from typing import Any
 
 import hypothesis.core
@@ -75,6 +76,11 @@ def _is_outcome_error(exc: BaseException) -> bool:
     return isinstance(exc, OutcomeError)
 
 
+class ClauseNote(UserWarning):
+    """A client's strictness or fidelity failure, shown in pytest's warnings summary: the
+    clause passes unless `--mcs-strict`."""
+
+
 class ClauseItem(pytest.Item):
     """Run one clause against one target: a strategy, or a client through its runner."""
 
@@ -117,6 +123,13 @@ class ClauseItem(pytest.Item):
             with time_limit(self.mcs.timeout):
                 self.clause.check(subject)
         except ClauseFailure as failure:
+            if failure.severity is not None:
+                self.user_properties.append(("mcs_severity", failure.severity))
+            if failure.is_note and not self.mcs.strict:  # reported, but not a failure
+                self._verdict("noted", failure.reason, case_record(failure.case))
+                warnings.warn(ClauseNote(f"[{self.clause.id}] {failure.severity}: "
+                                         f"{failure.reason} (--mcs-strict fails on it)"))
+                return
             self._verdict("failed", failure.reason, case_record(failure.case))
             if self.mcs.save_failures is not None:  # --mcs-save-failures: keep it in a corpus
                 self.user_properties.append(save_failure(self, failure))
@@ -161,7 +174,8 @@ class ClauseItem(pytest.Item):
                      else f" ({self.subject().name})")]
         error = excinfo.value
         if isinstance(error, ClauseFailure):
-            lines.append(f"failed: {error.reason}")
+            severity = f" ({error.severity})" if error.severity else ""
+            lines.append(f"failed{severity}: {error.reason}")
             lines += describe_case(error.case)
         elif isinstance(error, ClauseTimeout):
             lines.append(f"errored: the {self.noun} hung ({error}); raise --mcs-timeout if it "

@@ -169,6 +169,7 @@ class McsSettings:
     shard: Shard | None = None  # the shard to run, None for every selected clause
     database: ExampleDatabase | None = None  # Hypothesis' example database (--mcs-database)
     database_spec: str | None = None  # the option's value as typed, for the rerun command
+    strict: bool = False  # strictness and fidelity failures fail too (--mcs-strict)
 
     @property
     def quirks_label(self) -> str:
@@ -201,6 +202,8 @@ class McsSettings:
             parts.append(f"--mcs-quirks={self.quirks_label}")
         if self.database_spec is not None:  # the saved failures replay first, as they did here
             parts.append(f"--mcs-database={self.database_spec}")
+        if self.strict:
+            parts.append("--mcs-strict")
         return " ".join(parts)
 
     def strategy_wire(self, loaded: StrategyTarget) -> Wire | None:
@@ -306,6 +309,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="keep Hypothesis' example database in DIR (or use the ExampleDatabase "
                          "PKG:OBJ): failures found once are replayed first on the next run "
                          "(at every profile, ci included)")
+    group.addoption("--mcs-strict", dest="mcs_strict", action="store_true",
+                    help="count a client's strictness and fidelity failures as failures too "
+                         "(by default they are notes: docs/clauses.md, Severities)")
 
 
 def resolve(config: pytest.Config) -> McsSettings:
@@ -333,6 +339,7 @@ def resolve(config: pytest.Config) -> McsSettings:
         shard=config.getoption("mcs_shard"),
         database=chosen_database.value if chosen_database else None,
         database_spec=chosen_database.spec if chosen_database else None,
+        strict=config.getoption("mcs_strict"),
     )
 
 
@@ -340,7 +347,8 @@ def build_settings(spell: Spell, *, strategies: tuple[str, ...] = (), clients: t
                    harnesses: tuple[str, ...] = (), wire_spec: str | None = None,
                    profile: str = DEFAULT, seed_value: str = "0", clauses: tuple[str, ...] = (),
                    quirks_value: str = "all", shard_value: str | None = None,
-                   database_value: str | None = None, timeout_value: str = "300") -> McsSettings:
+                   database_value: str | None = None, timeout_value: str = "300",
+                   strict: bool = False) -> McsSettings:
     """The settings of a run described by option values as typed, through the same converters
     as the pytest options and `check_settings`; `OptionError` (or `TargetError`, whose message
     starts with the target) says what is wrong, with each option written by `spell`."""
@@ -368,6 +376,7 @@ def build_settings(spell: Spell, *, strategies: tuple[str, ...] = (), clients: t
         shard=None if shard_value is None else convert("shard", shard_value, shard),
         database=chosen_database.value if chosen_database else None,
         database_spec=database_value,
+        strict=strict,
     )
     check_settings(settings, spell)
     return settings

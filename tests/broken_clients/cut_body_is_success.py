@@ -8,6 +8,7 @@ from ._reading import pieces
 
 WIRE = "anthropic-messages"
 CAUGHT_BY = "client.truncated"
+SEVERITY = "false-success"
 
 
 def _read(response):

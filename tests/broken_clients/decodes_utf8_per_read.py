@@ -6,6 +6,7 @@ from ._reading import pieces
 
 WIRE = "anthropic-messages"
 CAUGHT_BY = "client.text"
+SEVERITY = "silent-loss"
 
 
 def _read(response):

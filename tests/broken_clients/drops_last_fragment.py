@@ -3,6 +3,7 @@ from ._reading import all_chunks, pieces
 
 WIRE = "openai-chat"
 CAUGHT_BY = "client.calls"
+SEVERITY = "silent-loss"
 
 
 def _read(response):

@@ -4,6 +4,7 @@ from mcs_conformance.clients.reference_client import reference_client
 
 WIRE = "ollama-chat"
 CAUGHT_BY = "client.http-error"
+SEVERITY = "fidelity"
 
 
 def client(base_url: str, wire: str) -> dict:

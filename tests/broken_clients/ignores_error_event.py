@@ -4,6 +4,7 @@ from ._reading import all_chunks, pieces
 
 WIRE = "openai-responses"
 CAUGHT_BY = "client.provider-error"
+SEVERITY = "false-success"
 
 
 def _read(response):

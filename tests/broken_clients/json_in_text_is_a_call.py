@@ -5,6 +5,7 @@ from mcs_conformance.clients.reference_client import reference_client
 
 WIRE = "openai-chat"
 CAUGHT_BY = "client.no-phantom"
+SEVERITY = "silent-loss"
 
 
 def client(base_url: str, wire: str) -> dict:

@@ -3,6 +3,7 @@ from mcs_conformance.clients.reference_client import reference_client
 
 WIRE = "ollama-chat"
 CAUGHT_BY = "client.calls"
+SEVERITY = "silent-loss"
 
 
 def client(base_url: str, wire: str) -> dict:

@@ -3,6 +3,7 @@ from mcs_conformance.clients.reference_client import reference_client
 
 WIRE = "anthropic-messages"
 CAUGHT_BY = "client.message"
+SEVERITY = "silent-loss"
 
 
 def client(base_url: str, wire: str) -> dict:

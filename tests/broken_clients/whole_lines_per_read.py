@@ -5,6 +5,7 @@ from ._reading import pieces
 
 WIRE = "openai-chat"
 CAUGHT_BY = "client.byte-cuts"
+SEVERITY = "silent-loss"
 
 
 def _read(response):

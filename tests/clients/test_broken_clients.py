@@ -1,5 +1,6 @@
 """Each deliberately broken client is flagged by its clause at the default profile, with the
-quirks of its counterexample named; the reference client passes the same clauses."""
+quirks of its counterexample named and the severity its bug has (a bug, or a note that
+`--strict` counts); the reference client passes the same clauses."""
 from __future__ import annotations
 
 import importlib
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcs_conformance.clauses import ClauseFailure, CLAUSES, ClientSubject
+from mcs_conformance.clauses import ClauseFailure, CLAUSES, ClientSubject, SEVERITIES
 from mcs_conformance.clients import ClientRunner
 from mcs_conformance.targets import load_client
 from mcs_conformance.wires import get_wire
@@ -29,6 +30,8 @@ def test_there_are_enough_broken_clients_and_every_client_clause_flags_one():
     assert len(BROKEN) >= 8, BROKEN
     caught = {importlib.import_module(f"broken_clients.{name}").CAUGHT_BY for name in BROKEN}
     assert caught == {c.id for c in CLIENT_CLAUSES}
+    severities = {importlib.import_module(f"broken_clients.{name}").SEVERITY for name in BROKEN}
+    assert severities == set(SEVERITIES)  # each severity is shown on a broken client
 
 
 @pytest.mark.parametrize("name", BROKEN)
@@ -42,5 +45,6 @@ def test_broken_client_is_flagged_by_its_clause(name, kit_profile):
         runner.close()
     failure = failed.value
     assert failure.clause_id == module.CAUGHT_BY
+    assert failure.severity == module.SEVERITY, failure.reason
     assert "quirks: " in failure.reason  # "fails only on vLLM-style streams" reads as such
     assert isinstance(failure.case["quirks"], list) and failure.case["pieces"]

@@ -143,3 +143,24 @@ def test_a_baseline_accepts_a_client_failure_as_for_a_strategy(tmp_path, capsys)
     assert code == 1 and "unexpected failure: client.http-error" in stdout
     code, stdout, _ = _certify(capsys, *args, "--baseline", str(baseline))
     assert code == 0 and "certified 0/1" in stdout
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_note_refuses_only_a_strict_certification(tmp_path, capsys, strict):
+    """An HTTP error reported without the provider's message is a fidelity note: listed
+    with its severity, certified anyway; `--strict` refuses it as a failure."""
+    out = tmp_path / "report"
+    code, stdout, _ = _certify(
+        capsys, "--client", "broken_clients.http_error_without_message:client", "--wire",
+        "ollama-chat", "--profile", "dev", "--seed", "3", "--out", str(out),
+        "--clause", "client.http-error", *(["--strict"] if strict else []))
+    line = json.loads((out / "report.jsonl").read_text("utf-8").splitlines()[1])
+    assert line["severity"] == "fidelity"
+    summary = (out / "summary.md").read_text("utf-8")
+    if strict:
+        assert code == 1 and line["verdict"] == "failed" and "refused 0/1" in stdout
+        assert "--mcs-strict" in line["reproduce"]
+    else:
+        assert code == 0 and line["verdict"] == "noted" and "certified 1/1" in stdout
+        assert "note (fidelity): client.http-error" in stdout
+        assert "⚠️ noted (fidelity)" in summary
