@@ -79,6 +79,11 @@ def summary_markdown(report: Report) -> str:
                     f"`{q}`" for q in quirks) or "none (the provider's own shape)") + "."]
             shown = json.dumps(r.counterexample, indent=2, ensure_ascii=False)
             lines += ["", "Shrunk counterexample:", "", *_fenced("json", shown)]
+        for number, other in enumerate(r.more_failures or (), 2):
+            shown = json.dumps(other["counterexample"], indent=2, ensure_ascii=False)
+            lines += ["", f"Failure {number} ({other['severity']}), found searching without the "
+                      f"quirks of the counterexamples before: {other['reason']}", "",
+                      *_fenced("json", shown)]
         if r.reproduce:
             lines += ["", "Reproduce:", "", *_fenced("sh", r.reproduce)]
     return "\n".join(lines) + "\n"

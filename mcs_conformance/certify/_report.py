@@ -78,6 +78,7 @@ class ClauseResult:
     reproduce: str | None = None
     expected_failure: bool = False
     severity: str | None = None  # a client failure's or note's severity (docs/clauses.md)
+    more_failures: list | None = None  # a client clause's failures of other causes
 
     @property
     def bad(self) -> bool:

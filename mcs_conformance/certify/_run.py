@@ -141,6 +141,7 @@ class _Collector:
             clause=clause_id, level=clause.level, meaning=clause.meaning, verdict=verdict,
             seconds=report.duration, examples=props.get("mcs_examples"), reason=reason, counterexample=props.get("mcs_case"),
             reproduce=reproduce, severity=props.get("mcs_severity"),
+            more_failures=props.get("mcs_more_failures"),
         )
         if self.progress is not None:
             counts = {v: sum(r.verdict == v for r in self.results.values()) for v in VERDICTS}

@@ -20,7 +20,7 @@ from mcs_conformance.clauses._registry import (clause, Clause, ClauseFailure, Cl
 from mcs_conformance.clauses._runner import check_each
 from mcs_conformance.clients import (error_streams, http_errors, malformed_streams, prose_streams,
                                      Served, streams, truncated_streams, truth_calls)
-from mcs_conformance.wires import NATIVE_WIRES
+from mcs_conformance.wires import NATIVE_WIRES, quirk_names
 
 CLIENT = "client"
 NO_MESSAGE = ("n/a: the client exposes no native message (message is null on every case that "
@@ -45,6 +45,7 @@ def _evidence(served: Served, outcome: dict | None = None, **more: Any) -> dict:
     return record
 
 
+MAX_SEARCHES = 3  # per client clause: the first, then up to two without the quirks found
 CRASH, SILENT_LOSS, FALSE_SUCCESS, STRICTNESS, FIDELITY = (
     "crash", "silent-loss", "false-success", "strictness", "fidelity")
 
@@ -60,11 +61,11 @@ def _body_size(failure: ClauseFailure) -> int:
     return sum(len(piece) for piece in pieces)
 
 
-def _check(which: Clause, subject: ClientSubject, generator: Any, prop: Any) -> None:
-    """`check_each`, where a note (strictness, fidelity) does not end the search: a bug is
-    looked for in every example, and only when none turned up is the note with the smallest
-    body raised (notes are not shrunk)."""
-    noted: list[ClauseFailure] = []
+def _search(which: Clause, subject: ClientSubject, generator: Any, prop: Any,
+            noted: list[ClauseFailure]) -> None:
+    """`check_each`, where a note (strictness, fidelity) does not end the search: it is
+    kept in `noted` (the one with the smallest body; notes are not shrunk) and the search
+    goes on for a bug."""
 
     def judged(value: Any) -> None:
         try:
@@ -76,6 +77,33 @@ def _check(which: Clause, subject: ClientSubject, generator: Any, prop: Any) -> 
                 noted[:] = [failure]
 
     check_each(which, subject, generator, judged)
+
+
+def _held_quirks(failure: ClauseFailure) -> frozenset:
+    return frozenset(failure.case.get("quirks", ())) if isinstance(failure.case, dict) else frozenset()
+
+
+def _check(which: Clause, subject: ClientSubject, generator_for: Any, prop: Any) -> None:
+    """Search `generator_for(quirks)` for a failure; after one, search again without the
+    quirks its counterexample holds (up to `MAX_SEARCHES` in all), so that a client failing
+    on two servers' shapes shows both: the first failure is raised, the others ride on it
+    (`ClauseFailure.others`). With no bug found, the smallest note is raised."""
+    quirks = subject.client.quirks
+    found: list[ClauseFailure] = []
+    noted: list[ClauseFailure] = []
+    for _ in range(MAX_SEARCHES):
+        try:
+            _search(which, subject, generator_for(quirks), prop, noted)
+            break
+        except ClauseFailure as failure:
+            found.append(failure)
+            held = _held_quirks(failure)
+            if not held:  # the provider's own shape fails: nothing left to leave out
+                break
+            quirks = (quirk_names() if quirks is None else quirks) - held
+    if found:
+        found[0].others = tuple(found[1:])
+        raise found[0]
     if noted:
         raise noted[0]
 
@@ -134,7 +162,7 @@ def calls(subject: ClientSubject) -> None:
         if found:
             raise _fail(calls, SILENT_LOSS, f"the client reported {found}", served, outcome)
 
-    _check(calls, subject, streams(runner.wire, runner.quirks, min_calls=1), prop)
+    _check(calls, subject, lambda quirks: streams(runner.wire, quirks, min_calls=1), prop)
 
 
 @clause(
@@ -159,7 +187,7 @@ def text(subject: ClientSubject) -> None:
                         f"{show(outcome['text'])}, expected {show(served.case.text)}",
                         served, outcome)
 
-    _check(text, subject, streams(runner.wire, runner.quirks), prop)
+    _check(text, subject, lambda quirks: streams(runner.wire, quirks), prop)
 
 
 def _nulls_as_absent(expected: Any, got: Any) -> tuple[Any, Any]:
@@ -232,7 +260,7 @@ def message(subject: ClientSubject) -> None:
                         f"the client's message differs from stream=false: {found}",
                         served, outcome)
 
-    _check(message, subject, streams(runner.wire, runner.quirks), prop)
+    _check(message, subject, lambda quirks: streams(runner.wire, quirks), prop)
     if not exposes or not exposes[0]:  # no message on any stream, or only errors
         raise ClauseNotApplicable(message.id, NO_MESSAGE)
 
@@ -280,7 +308,7 @@ def byte_cuts(subject: ClientSubject) -> None:
                         f"{key} {show(in_pieces[key])}; whole, {show(at_once[key])}",
                         served, in_pieces, whole_outcome=at_once)
 
-    _check(byte_cuts, subject, streams(runner.wire, runner.quirks), prop)
+    _check(byte_cuts, subject, lambda quirks: streams(runner.wire, quirks), prop)
 
 
 @clause(
@@ -300,7 +328,7 @@ def no_phantom(subject: ClientSubject) -> None:
             raise _fail(no_phantom, SILENT_LOSS, f"the client reported {show(outcome['calls'])} from text "
                         f"{show(served.case.text)}", served, outcome)
 
-    _check(no_phantom, subject, prose_streams(runner.wire, runner.quirks), prop)
+    _check(no_phantom, subject, lambda quirks: prose_streams(runner.wire, quirks), prop)
 
 
 @clause(
@@ -337,7 +365,7 @@ def malformed(subject: ClientSubject) -> None:
                         f"was reported with arguments {shown}, expected the raw string or an "
                         "error", served, outcome)
 
-    _check(malformed, subject, malformed_streams(runner.wire, runner.quirks), prop)
+    _check(malformed, subject, lambda quirks: malformed_streams(runner.wire, quirks), prop)
 
 
 # -- errors --------------------------------------------------------------------------------
@@ -363,7 +391,7 @@ def provider_error(subject: ClientSubject) -> None:
                         f"error {show(served.case.error)} but the client reported success",
                         served, outcome)
 
-    _check(provider_error, subject, error_streams(runner.wire, runner.quirks), prop)
+    _check(provider_error, subject, lambda quirks: error_streams(runner.wire, quirks), prop)
 
 
 def _cut_short(which: Clause, subject: ClientSubject, clean: bool) -> None:
@@ -383,7 +411,8 @@ def _cut_short(which: Clause, subject: ClientSubject, clean: bool) -> None:
                         + (", the same as the complete stream gives" if same else ""),
                         served, outcome)
 
-    _check(which, subject, truncated_streams(runner.wire, runner.quirks, clean=clean), prop)
+    _check(which, subject,
+           lambda quirks: truncated_streams(runner.wire, quirks, clean=clean), prop)
 
 
 _CUT_BUG = ("The end of the body taken as the end of the stream without checking `[DONE]`, "
@@ -446,4 +475,4 @@ def http_error(subject: ClientSubject) -> None:
                         f"HTTP {served.status} with the message {provider_message!r} gave "
                         f"{got}", served, outcome)
 
-    _check(http_error, subject, http_errors(runner.wire), prop)
+    _check(http_error, subject, lambda quirks: http_errors(runner.wire), prop)

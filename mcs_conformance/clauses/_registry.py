@@ -77,7 +77,8 @@ class ClauseFailure(AssertionError):
 
     `case` is the counterexample (a `Case`, or a dict describing it) that reports print;
     `severity` says how bad a client clause's failure is (one of `SEVERITIES`), None for a
-    strategy clause's.
+    strategy clause's; `others` holds the failures a client clause found after this one,
+    searching without the quirks of the counterexamples before (one per cause).
     """
 
     def __init__(self, clause_id: str, reason: str, case: Any = None, severity: str | None = None):
@@ -87,6 +88,7 @@ class ClauseFailure(AssertionError):
         self.reason = reason
         self.case = case
         self.severity = severity
+        self.others: tuple[ClauseFailure, ...] = ()  # failures of other causes, same clause
         super().__init__(f"[{clause_id}] {reason}")
 
     @property

@@ -125,6 +125,10 @@ class ClauseItem(pytest.Item):
         except ClauseFailure as failure:
             if failure.severity is not None:
                 self.user_properties.append(("mcs_severity", failure.severity))
+            if failure.others:  # one failure per cause (client clauses)
+                self.user_properties.append(("mcs_more_failures", [
+                    {"reason": other.reason, "severity": other.severity,
+                     "counterexample": case_record(other.case)} for other in failure.others]))
             if failure.is_note and not self.mcs.strict:  # reported, but not a failure
                 self._verdict("noted", failure.reason, case_record(failure.case))
                 warnings.warn(ClauseNote(f"[{self.clause.id}] {failure.severity}: "
@@ -177,6 +181,9 @@ class ClauseItem(pytest.Item):
             severity = f" ({error.severity})" if error.severity else ""
             lines.append(f"failed{severity}: {error.reason}")
             lines += describe_case(error.case)
+            for number, other in enumerate(error.others, 2):  # found without the quirks above
+                lines += ["", f"failure {number} ({other.severity}), searched without the "
+                          f"quirks before: {other.reason}", *describe_case(other.case)]
         elif isinstance(error, ClauseTimeout):
             lines.append(f"errored: the {self.noun} hung ({error}); raise --mcs-timeout if it "
                          "is only slow")

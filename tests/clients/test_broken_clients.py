@@ -48,3 +48,19 @@ def test_broken_client_is_flagged_by_its_clause(name, kit_profile):
     assert failure.severity == module.SEVERITY, failure.reason
     assert "quirks: " in failure.reason  # "fails only on vLLM-style streams" reads as such
     assert isinstance(failure.case["quirks"], list) and failure.case["pieces"]
+
+
+def test_a_client_failing_for_two_causes_shows_both(kit_profile):
+    """After a counterexample, the clause searches again without its quirks: a client that
+    crashes on two servers' shapes gets one failure per shape."""
+    module = importlib.import_module("broken_clients.crashes_on_two_servers")
+    subject, runner = _subject("broken_clients.crashes_on_two_servers:client", module.WIRE)
+    try:
+        with pytest.raises(ClauseFailure) as failed:
+            CLAUSES[module.CAUGHT_BY].check(subject)
+    finally:
+        runner.close()
+    failures = [failed.value, *failed.value.others]
+    held = [set(failure.case["quirks"]) for failure in failures]
+    for cause in module.CAUSES:  # each cause shows in a failure of its own
+        assert sum(1 for quirks in held if cause <= quirks) == 1, held
