@@ -45,7 +45,7 @@ def summary_markdown(report: Report) -> str:
         f"# mcs-conformance: {h.target_kind} `{h.target}` {verdict} ({report.score})", "",
         f"{h.target_kind.capitalize()} `{h.strategy}` on wire `{h.wire}`, profile `{h.profile}`, "
         f"seed `{h.seed}`, "
-        f"quirks `{h.quirks}`, "
+        f"quirks `{h.quirks}`, " + (f"server profile `{h.server}`, " if h.server else "") +
         f"mcs-conformance {h.version}, Hypothesis {h.hypothesis}, Python {h.python}.", "",
     ]
     if h.clauses:
