@@ -3,6 +3,7 @@ often, no other; the reference passes on every one; bad values are one line."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, HealthCheck, settings
@@ -16,6 +17,7 @@ from mcs_conformance.wires._profiles import misplaced_quirks
 
 REFERENCE = {wire: f"mcs_reference:{type(reference_strategy(wire)).__name__}"
              for wire in {profile.wire for profile in SERVER_PROFILES.values()}}
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "quirks.md"
 CLIENT = "mcs_conformance.clients.reference_client:reference_client"
 # The clause that checks the whole message of every drawn case: enough to show the
 # reference passes each profile's streams, quick enough to run on every profile.
@@ -35,6 +37,16 @@ def test_each_profile_holds_only_quirks_its_wire_servers_send(name):
     for quirk in profile.quirks:
         wire = QUIRKS[quirk].wire
         assert wire == profile.wire or (wire == BODY and quirk in BODY_QUIRKS_OF[profile.wire])
+
+
+def test_the_docs_list_every_profile_with_its_wire_and_quirks():
+    rows = [line for line in DOCS.read_text("utf-8").splitlines() if line.startswith("| `")]
+    for profile in SERVER_PROFILES.values():
+        row = next((r for r in rows if r.startswith(f"| `{profile.name}` | `{profile.wire}` |")),
+                   None)
+        assert row is not None, f"docs/quirks.md has no row for the profile {profile.name}"
+        listed = {name.strip(" `") for name in row.split("|")[3].split(",")}
+        assert listed == profile.quirks, row
 
 
 def test_a_profile_on_another_wire_is_refused_by_the_check():
