@@ -46,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     certify.add_argument("--strict", action="store_true",
                          help="refuse on a client's strictness and fidelity failures too (by "
                               "default they are notes; see docs/clauses.md, Severities)")
+    certify.add_argument("--server", metavar="NAME",
+                         help="certify against one real server's streams: its quirks drawn "
+                              "often, no other (e.g. vllm; see docs/quirks.md, Server profiles)")
     certify.add_argument("--jobs", "-n", type=int, default=None,
                          help="spread clauses over this many processes (needs pytest-xdist)")
     certify.add_argument("--clause", action="append", default=[], metavar="ID",
@@ -124,7 +127,8 @@ def _certify(args: argparse.Namespace) -> int:
     request = Request(target=target, wire=args.wire, profile=args.profile, seed=seed,
                       baseline=args.baseline, jobs=args.jobs,
                       clauses=tuple(dict.fromkeys(args.clause)), quirks=args.quirks, kind=kind,
-                      shard=args.shard, database=args.database, strict=args.strict)
+                      shard=args.shard, database=args.database, strict=args.strict,
+                      server=args.server)
     try:
         if args.out.exists() and not args.out.is_dir():
             raise UsageProblem(f"--out {args.out}: exists and is not a folder")

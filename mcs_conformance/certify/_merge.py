@@ -24,6 +24,7 @@ MUST_AGREE = {
     "seed": "seeds", "quirks": "quirks", "version": "kit versions",
     "hypothesis": "Hypothesis versions", "python": "Python versions", "baseline": "baselines",
     "clauses": "clause narrowings (--clause)", "target_kind": "kinds of target",
+    "server": "server profiles (--server)",
 }
 
 

@@ -46,7 +46,8 @@ def summary_markdown(report: Report) -> str:
         f"# mcs-conformance: {h.target_kind} `{h.target}` {verdict} ({report.score})", "",
         f"{h.target_kind.capitalize()} `{h.strategy}` on wire `{h.wire}`, profile `{h.profile}`, "
         f"seed `{h.seed}`, "
-        f"quirks `{h.quirks}`, " + ("strict, " if h.strict else "") +
+        f"quirks `{h.quirks}`, " + (f"server profile `{h.server}`, " if h.server else "")
+        + ("strict, " if h.strict else "") +
         f"mcs-conformance {h.version}, Hypothesis {h.hypothesis}, Python {h.python}.", "",
     ]
     if h.clauses:

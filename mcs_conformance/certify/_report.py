@@ -63,6 +63,7 @@ class Header:
     implementation: dict | None = None  # what a harness said it runs
     shard: str | None = None  # "I/N" on a shard's report (certify --shard), None on a whole run
     strict: bool = False  # strictness and fidelity failures counted as failures (--strict)
+    server: str | None = None  # the server profile certified against (--server), None for none
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,9 @@ class Report:
         for key in ("baseline", "clauses"):
             if header[key] is not None:
                 header[key] = list(header[key])
-        if header["shard"] is None:  # only a shard's report says which one it is
-            del header["shard"]
+        for key in ("shard", "server"):  # only a shard's report says which one it is, and
+            if header[key] is None:      # only a run against a server profile names it
+                del header[key]
         lines = [header]
         for result in self.results:
             line = {"kind": "clause", **{k: v for k, v in asdict(result).items() if v is not None}}

@@ -53,6 +53,7 @@ class Request:
     shard: str | None = None  # "I/N": run shard I of N of the selected clauses
     database: str | None = None  # Hypothesis' example database: a folder, or pkg.module:OBJ
     strict: bool = False  # a client's strictness and fidelity failures refuse it too
+    server: str | None = None  # a server profile: its quirks drawn often (docs/quirks.md)
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -83,7 +84,7 @@ def settings_for(request: Request) -> McsSettings:
             harnesses=targets["harness"], wire_spec=request.wire, profile=request.profile,
             seed_value=str(request.seed), clauses=request.clauses, quirks_value=request.quirks,
             shard_value=request.shard, database_value=request.database,
-            strict=request.strict)
+            strict=request.strict, server_value=request.server)
     except (OptionError, TargetError) as exc:
         raise UsageProblem(str(exc)) from None
     if request.jobs and importlib.util.find_spec("xdist") is None:
@@ -168,7 +169,9 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     options = [f"--mcs-profile={request.profile}", f"--mcs-seed={request.seed}"]
     quirks = settings.quirks_label
-    if quirks != "all":
+    if settings.server is not None:
+        options.append(f"--mcs-server={settings.server.name}")
+    elif quirks != "all":
         options.append(f"--mcs-quirks={quirks}")
     if request.wire:
         options.append(f"--mcs-wire={request.wire}")
@@ -188,7 +191,8 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         share = f" (shard {request.shard})" if request.shard else ""
         progress.write(f"certifying {label} on wire {wire.name}: "
                        f"{len(selected)} clauses{share}, "
-                       f"profile {request.profile}, seed {request.seed}, quirks {quirks}\n")
+                       f"profile {request.profile}, seed {request.seed}, quirks {quirks}"
+                       f"{f', server {settings.server.name}' if settings.server else ''}\n")
     profile = hypothesis.settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:
         Path(empty, "pytest.ini").write_text("[pytest]\n", "utf-8")
@@ -240,6 +244,7 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         implementation=implementation,
         shard=str(settings.shard) if settings.shard is not None else None,
         strict=request.strict,
+        server=settings.server.name if settings.server is not None else None,
     )
     return Report(header, results, seconds)
 

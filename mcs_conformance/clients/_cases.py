@@ -13,8 +13,8 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
-from mcs_conformance.wires import (BODY_QUIRKS_OF, HTTP_STATUSES, Case, allowed_quirks, case_of,
-                                   chunkings, cut_by_max_tokens, error_objects, frame_body,
+from mcs_conformance.wires import (HTTP_STATUSES, Case, body_quirk_sets, case_of, chunkings,
+                                   cut_by_max_tokens, error_objects, frame_body,
                                    get_wire, http_error_body, malformed_message, quiet_prose,
                                    with_text)
 from mcs_conformance.clients._served import Served, served_error, served_stream
@@ -24,11 +24,6 @@ __all__ = ["cut_points", "error_streams", "http_errors", "malformed_streams", "p
 
 MAX_CUTS = 12
 MAX_CHARACTER_CUTS = 64
-
-
-def _body_quirks(wire: str, quirks: frozenset | None) -> frozenset:
-    """The byte-level quirks `--mcs-quirks` allows on `wire`'s body."""
-    return allowed_quirks("body", quirks) & BODY_QUIRKS_OF[wire]
 
 
 def _interesting(body: bytes) -> list[list[int]]:
@@ -67,9 +62,7 @@ def cut_points(draw: Callable, body: bytes) -> list[int]:
 
 @st.composite
 def _sent(draw: Callable, case: Case, quirks: frozenset | None, *, cut: bool = True) -> Served:
-    allowed = sorted(_body_quirks(case.wire, quirks))
-    body_quirks = frozenset(draw(st.lists(st.sampled_from(allowed), unique=True))) \
-        if allowed else frozenset()
+    body_quirks = draw(body_quirk_sets(case.wire, quirks))
     body = frame_body(case.wire, case.chunks, quirks=body_quirks)
     cuts = draw(cut_points(body)) if cut else []
     return served_stream(case, body_quirks=body_quirks, cuts=cuts)
@@ -101,9 +94,7 @@ def _terminal_end(case: Case, body_quirks: frozenset) -> int:
 
 @st.composite
 def _truncated(draw: Callable, case: Case, quirks: frozenset | None, clean: bool) -> Served:
-    allowed = sorted(_body_quirks(case.wire, quirks))
-    body_quirks = frozenset(draw(st.lists(st.sampled_from(allowed), unique=True))) \
-        if allowed else frozenset()
+    body_quirks = draw(body_quirk_sets(case.wire, quirks))
     end = _terminal_end(case, body_quirks)
     whole = frame_body(case.wire, case.chunks, quirks=body_quirks)
     # Anywhere (shrinks toward late cuts), or just after a line, as when a proxy drops the

@@ -71,6 +71,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         cap_shrinking(config.stash[SHRINK_KEY])
 
 
+def _quirks_line(settings: McsSettings) -> str:
+    if settings.server is None:
+        return f"quirks {settings.quirks_label}"
+    return f"server {settings.server.name}, quirks {settings.quirks_label}, each drawn often"
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is not None and settings.corpus is not None:
@@ -82,7 +88,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     wire = f" on wire {settings.wire_spec}" if settings.clients and settings.wire_spec else ""
     return [f"mcs-conformance: certifying {names}{wire} (profile {settings.profile}, "
             f"seed {settings.seed})",
-            f"mcs-conformance: quirks {settings.quirks_label} (docs/quirks.md)",
+            f"mcs-conformance: {_quirks_line(settings)} (docs/quirks.md)",
             f"mcs-conformance: rerun with: {settings.rerun_command()}"]
 
 

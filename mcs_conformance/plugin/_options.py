@@ -24,8 +24,8 @@ from mcs_conformance.clauses import CLAUSES, Shard, parse_shard
 from mcs_conformance.plugin._profiles import DEFAULT, PROFILES
 from mcs_conformance.targets import (ClientTarget, HarnessTarget, StrategyTarget, Target,
                                      load_client, load_harness, load_strategy, load_wire)
-from mcs_conformance.wires import (BUILT_IN, NATIVE_WIRES, Wire, parse_quirks,
-                                   wire_for_strategy)
+from mcs_conformance.wires import (BUILT_IN, NATIVE_WIRES, parse_quirks, parse_server,
+                                   SERVER_PROFILES, ServerProfile, Wire, wire_for_strategy)
 
 SETTINGS_KEY = pytest.StashKey["McsSettings"]()
 Spell = Callable[[str, Any], str]  # (option name without dashes, value) -> how the user wrote it
@@ -139,6 +139,14 @@ def quirks(value: str) -> frozenset | None:
         raise OptionError(str(exc)) from None
 
 
+def server(value: str) -> ServerProfile:
+    """A server profile by name (docs/quirks.md, "Server profiles")."""
+    try:
+        return parse_server(value)
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+
+
 def wire(value: str) -> Named:
     return Named(value, load_wire(value))
 
@@ -170,6 +178,7 @@ class McsSettings:
     database: ExampleDatabase | None = None  # Hypothesis' example database (--mcs-database)
     database_spec: str | None = None  # the option's value as typed, for the rerun command
     strict: bool = False  # strictness and fidelity failures fail too (--mcs-strict)
+    server: ServerProfile | None = None  # --mcs-server: its quirks drawn often (in `quirks`)
 
     @property
     def quirks_label(self) -> str:
@@ -198,7 +207,9 @@ class McsSettings:
             if self.shard is not None:
                 parts.append(f"--mcs-shard={self.shard}")
         parts += [f"--mcs-profile={self.profile}", f"--mcs-seed={self.seed}"]
-        if self.quirks is not None:
+        if self.server is not None:
+            parts.append(f"--mcs-server={self.server.name}")
+        elif self.quirks is not None:
             parts.append(f"--mcs-quirks={self.quirks_label}")
         if self.database_spec is not None:  # the saved failures replay first, as they did here
             parts.append(f"--mcs-database={self.database_spec}")
@@ -213,6 +224,39 @@ class McsSettings:
             return chosen
         cases, allowed = chosen.cases, self.quirks
         return replace(chosen, cases=lambda **options: cases(**{"quirks": allowed, **options}))
+
+
+def with_server(settings: McsSettings, chosen: ServerProfile | None, spell: Spell) -> McsSettings:
+    """`settings` certifying against the server profile `chosen` (None: as they are): its
+    quirks become the selection. A quirk selection of its own beside it is refused."""
+    if chosen is None:
+        return settings
+    if settings.quirks is not None:
+        raise OptionError(
+            f"{spell('server', chosen.name)}: the profile chooses the quirks; drop "
+            f"{spell('quirks', settings.quirks_label)}")
+    return replace(settings, server=chosen, quirks=chosen.selection)
+
+
+def _target_wire(settings: McsSettings, loaded: Target) -> str | None:
+    """The name of the wire that serves `loaded` its streams."""
+    if isinstance(loaded, StrategyTarget):
+        chosen = settings.strategy_wire(loaded)
+        return chosen.name if chosen is not None else None
+    return settings.wire_spec
+
+
+def _check_server(settings: McsSettings, spell: Spell) -> None:
+    """A server profile speaks one wire: every target must be served on it."""
+    chosen = settings.server
+    for loaded in settings.targets if chosen is not None else ():
+        served = _target_wire(settings, loaded)
+        if served != chosen.wire:
+            fitting = [p.name for p in SERVER_PROFILES.values() if p.wire == served]
+            raise OptionError(
+                f"{spell('server', chosen.name)}: a server of wire {chosen.wire}, but "
+                f"{loaded.target} is served on wire {served}; profiles of {served}: "
+                f"{', '.join(fitting) or 'none'}")
 
 
 def check_settings(settings: McsSettings, spell: Spell) -> None:
@@ -231,6 +275,7 @@ def check_settings(settings: McsSettings, spell: Spell) -> None:
             f"{spell(loaded.kind, loaded.target)}: {given}; a client is certified on a wire the "
             f"local server speaks: pass {spell('wire', 'NAME')} with one of "
             f"{', '.join(NATIVE_WIRES)}")
+    _check_server(settings, spell)
     if not settings.clauses:
         return
     kinds = {CLAUSES[c].kind for c in settings.clauses}
@@ -300,6 +345,10 @@ def add_options(parser: pytest.Parser) -> None:
                     type=_typed("quirks", quirks), metavar="none|all|NAME,NAME",
                     help="real-server quirks the generated streams may hold (default: all; "
                          "none: each provider's own current shape; docs/quirks.md)")
+    group.addoption("--mcs-server", dest="mcs_server", default=None,
+                    type=_typed("server", server), metavar="NAME",
+                    help="certify against one real server's streams: its quirks drawn often, "
+                         "no other (e.g. vllm, anthropic; docs/quirks.md, Server profiles)")
     group.addoption("--mcs-shard", dest="mcs_shard", default=None, type=_typed("shard", shard),
                     metavar="I/N",
                     help="run only shard I of N of the clauses (round robin over the sorted ids); "
@@ -324,7 +373,7 @@ def resolve(config: pytest.Config) -> McsSettings:
         chosen_seed = random.Random().getrandbits(32)
     chosen_wire: Named | None = config.getoption("mcs_wire")
     chosen_database: Named | None = config.getoption("mcs_database")
-    return McsSettings(
+    settings = McsSettings(
         strategies=tuple(config.getoption("mcs_strategy")),
         wire=chosen_wire.value if chosen_wire else None,
         wire_spec=chosen_wire.spec if chosen_wire else None,
@@ -341,6 +390,10 @@ def resolve(config: pytest.Config) -> McsSettings:
         database_spec=chosen_database.spec if chosen_database else None,
         strict=config.getoption("mcs_strict"),
     )
+    try:
+        return with_server(settings, config.getoption("mcs_server"), plugin_spelling)
+    except OptionError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def build_settings(spell: Spell, *, strategies: tuple[str, ...] = (), clients: tuple[str, ...] = (),
@@ -348,7 +401,7 @@ def build_settings(spell: Spell, *, strategies: tuple[str, ...] = (), clients: t
                    profile: str = DEFAULT, seed_value: str = "0", clauses: tuple[str, ...] = (),
                    quirks_value: str = "all", shard_value: str | None = None,
                    database_value: str | None = None, timeout_value: str = "300",
-                   strict: bool = False) -> McsSettings:
+                   strict: bool = False, server_value: str | None = None) -> McsSettings:
     """The settings of a run described by option values as typed, through the same converters
     as the pytest options and `check_settings`; `OptionError` (or `TargetError`, whose message
     starts with the target) says what is wrong, with each option written by `spell`."""
@@ -378,5 +431,7 @@ def build_settings(spell: Spell, *, strategies: tuple[str, ...] = (), clients: t
         database_spec=database_value,
         strict=strict,
     )
+    chosen_server = None if server_value is None else convert("server", server_value, server)
+    settings = with_server(settings, chosen_server, spell)
     check_settings(settings, spell)
     return settings

@@ -1,8 +1,8 @@
 """Wires: the Hypothesis generators of native messages and their streams, one per format.
 
-Owns the wire registry, each built-in wire, the real-server quirks they draw, the provider
-errors they can end in, how a wire's chunks are framed as an HTTP body, and the hand-made
-shapes (text rewritten into a message, calls written as text, prose that writes none,
+Owns the wire registry, each built-in wire, the real-server quirks they draw (and the server
+profiles that draw one server's quirks often), the provider errors they can end in, how a
+wire's chunks are framed as an HTTP body, and the hand-made shapes (text rewritten into a message, calls written as text, prose that writes none,
 malformed calls) that the clauses and the client cases build on. Wires are generators, never
 "strategies": extraction strategies are the format experts under test.
 
@@ -20,7 +20,10 @@ from mcs_conformance.wires._malformed import (bad_call, BAD_TEXTS, cut_by_max_to
                                               malformed_message)
 from mcs_conformance.wires._provider_errors import (ERROR_FORMS, error_message, error_objects,
                                                     http_error_body, HTTP_STATUSES)
-from mcs_conformance.wires._quirks import allowed_quirks, BODY, parse_quirks, quirk_names, QUIRKS
+from mcs_conformance.wires._profiles import (body_quirk_sets, parse_server, SERVER_PROFILES,
+                                             ServerProfile)
+from mcs_conformance.wires._quirks import (allowed_quirks, BODY, OftenQuirks, parse_quirks,
+                                           quirk_names, QUIRKS, without_quirks)
 from mcs_conformance.wires._registry import (BUILT_IN, case_of, chunkings, get_wire, NATIVE_WIRES,
                                              reference_strategy, wire_for_strategy, wire_names)
 
@@ -33,6 +36,9 @@ __all__ = [
     # real-server quirks and provider errors
     "BODY", "ERROR_FORMS", "HTTP_STATUSES", "QUIRKS", "allowed_quirks", "error_message",
     "error_objects", "http_error_body", "parse_quirks", "quirk_names",
+    # server profiles: one real server's quirks, each drawn often
+    "SERVER_PROFILES", "OftenQuirks", "ServerProfile", "body_quirk_sets", "parse_server",
+    "without_quirks",
     # a wire's chunks as an HTTP body
     "BODY_QUIRKS_OF", "content_type", "frame_body", "json_text",
     # hand-made shapes

@@ -4,7 +4,9 @@ A quirk is a departure from a provider's own current stream shape that some real
 sends (facts from the recordings in shared/corpora-real, QUIRKS.md). Each wire draws the
 quirks of its format and records the ones a drawn case holds in `Case.quirks`, so that a
 failure report can say "fails only on vLLM-style streams"; users select them with
-`--mcs-quirks` (docs/quirks.md). Quirks of wire `body` are byte-level: the local HTTP
+`--mcs-quirks` (docs/quirks.md). A plain selection draws each quirk rarely, beside the
+others; an `OftenQuirks` selection (a server profile's, `--mcs-server`) draws each of its
+quirks 7 times in 8, so that a short run meets every shape that server sends. Quirks of wire `body` are byte-level: the local HTTP
 server applies them to the serialized body of the wires whose servers send them
 (`framing.BODY_QUIRKS_OF`).
 """
@@ -17,9 +19,48 @@ from hypothesis.errors import InvalidArgument
 
 from mcs_conformance.wires._base import Tape
 
-__all__ = ["BODY", "QUIRKS", "Quirk", "allowed_quirks", "maybe", "parse_quirks", "quirk_names"]
+__all__ = ["BODY", "OFTEN", "QUIRKS", "OftenQuirks", "Quirk", "allowed_quirks", "maybe",
+           "often_pick", "parse_quirks", "quirk_names", "without_quirks"]
 
 BODY = "body"
+OFTEN = 8  # under a server profile a quirk is left out one time in `OFTEN`
+
+
+class OftenQuirks(frozenset):
+    """A quirk selection whose every quirk is drawn often (a server profile's, see
+    wires/_profiles.py): each `maybe` holds 7 times in 8, and among modes that exclude one
+    another the selection's own come out 7 times in 8.
+
+    Set operations keep the kind (`selection - {"n-choices"}` still draws often), and it
+    never equals a plain frozenset of the same names: the generators cache by selection,
+    and the two draw differently."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OftenQuirks) and frozenset.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((OftenQuirks, frozenset(self)))
+
+    def __and__(self, other: Iterable) -> "OftenQuirks":
+        return OftenQuirks(frozenset(self) & frozenset(other))
+
+    __rand__ = __and__  # `QUIRKS & selection` keeps the kind too
+
+    def __or__(self, other: Iterable) -> "OftenQuirks":
+        return OftenQuirks(frozenset(self) | frozenset(other))
+
+    __ror__ = __or__
+
+    def __sub__(self, other: Iterable) -> "OftenQuirks":
+        return OftenQuirks(frozenset(self) - frozenset(other))
+
+    def __repr__(self) -> str:
+        return f"OftenQuirks({sorted(self)!r})"
 
 
 @dataclass(frozen=True)
@@ -145,7 +186,16 @@ def allowed_quirks(wire: str, quirks: Iterable[str] | None) -> frozenset:
     unknown = set(quirks) - set(QUIRKS)
     if unknown:
         raise InvalidArgument(_unknown(unknown))
-    return frozenset(quirks) & quirk_names(wire)
+    kept = frozenset(quirks) & quirk_names(wire)
+    return OftenQuirks(kept) if isinstance(quirks, OftenQuirks) else kept
+
+
+def without_quirks(selection: frozenset | None, names: Iterable[str]) -> frozenset:
+    """`selection` (None: every quirk) less `names`, drawn as before: a server profile's
+    selection stays an `OftenQuirks`. For leaving out what a request cannot elicit."""
+    if isinstance(names, str):
+        raise TypeError(f"names must be a set of quirk names, got the string {names!r}")
+    return (quirk_names() if selection is None else selection) - frozenset(names)
 
 
 def parse_quirks(spec: str) -> frozenset | None:
@@ -164,7 +214,22 @@ def parse_quirks(spec: str) -> frozenset | None:
     return names
 
 
-def maybe(tape: Tape, allowed: frozenset, name: str, odds: int = 2) -> bool:
-    """Whether a case holds quirk `name`: never when not allowed, else one in `odds`, read
-    from the tape's slot named after the quirk. Shrinks toward the absence."""
-    return name in allowed and tape.below(name, odds) == odds - 1
+def maybe(tape: Tape, allowed: frozenset, name: str, odds: int = 2, slot: str | None = None) -> bool:
+    """Whether a case holds quirk `name`: never when not allowed, else one in `odds` (7 in 8
+    for an `OftenQuirks` selection), read from the tape's `slot` (default: named after the
+    quirk). Shrinks toward the absence."""
+    if name not in allowed:
+        return False
+    if isinstance(allowed, OftenQuirks):
+        return tape.below(slot or name, OFTEN) != 0
+    return tape.below(slot or name, odds) == odds - 1
+
+
+def often_pick(tape: Tape, slot: str, plain: str, held: tuple) -> str:
+    """Under a server profile, one of modes that exclude one another: `plain` (the
+    provider's own) one time in 8, else one of `held`, the profile's modes. Shrinks to `plain`."""
+    if not held:
+        return plain
+    spare = 256 // OFTEN
+    code = tape.below(slot, 256)
+    return plain if code < spare else held[(code - spare) * len(held) // (256 - spare)]

@@ -38,7 +38,7 @@ from mcs_conformance.wires._base import (built_once, Case, check_options, draw_p
                                          NATIVE_OPTIONS, native_wire, Tape, tapes, Wire)
 from mcs_conformance.wires._content import (BASE62, draw_arguments, draw_opaque, draw_prose,
                                             draw_tool_name, interleave, opaque, spell)
-from mcs_conformance.wires._quirks import allowed_quirks, maybe
+from mcs_conformance.wires._quirks import allowed_quirks, maybe, OftenQuirks
 
 __all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
            "messages"]
@@ -252,6 +252,10 @@ def _draw_block_stream(draw: Callable, block: dict, max_cuts: int, quirks: froze
         empty = "empty-thinking-delta" in quirks
         deltas = [{"type": "thinking_delta", "thinking": part}
                   for part in draw_pieces(draw, block["thinking"], max_cuts=max_cuts) if part or empty]
+        # cuts seldom make an empty delta; a profile's stream gets one (the slot is a call's)
+        if isinstance(quirks, OftenQuirks) and maybe(tape, quirks, "empty-thinking-delta",
+                                                     slot="leading-empty"):
+            deltas.insert(0, {"type": "thinking_delta", "thinking": ""})
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
     elif kind == "redacted_thinking":
         # cut as a thinking text would be (and unused), so that shrinking "redacted" to a

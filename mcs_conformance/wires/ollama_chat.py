@@ -26,7 +26,7 @@ from mcs_conformance.wires._base import (Case, check_options, draw_pieces, NATIV
 from mcs_conformance.wires._content import (draw_arguments, draw_opaque, draw_prose,
                                             draw_tool_name, positions, SOME_PROSE, spell)
 from mcs_conformance.wires._provider_errors import error_objects, error_tail
-from mcs_conformance.wires._quirks import allowed_quirks, maybe
+from mcs_conformance.wires._quirks import allowed_quirks, maybe, often_pick, OftenQuirks
 
 __all__ = ["COVERAGE", "NAME", "case_of", "cases", "chunkings", "make_wire", "messages"]
 
@@ -86,10 +86,11 @@ _ID_SPACE = len(_LOWER36) ** 8
 def _tool_calls(drawn: list[tuple[str, dict]], allowed: frozenset, tags: set, tape: Tape,
                 opaque: int) -> list[dict]:
     """The calls of drawn `(name, arguments)` pairs, in the generation the tape picks."""
-    generations = ("with-id",) + tuple(
-        g for g, quirk in (("indexed", "no-call-id"), ("bare", "no-call-index"))
-        if quirk in allowed and "no-call-id" in allowed)
-    generation = tape.pick("generation", generations)
+    generations = tuple(g for g, quirk in (("indexed", "no-call-id"), ("bare", "no-call-index"))
+                        if quirk in allowed and "no-call-id" in allowed)
+    generation = (often_pick(tape, "generation", "with-id", generations)
+                  if isinstance(allowed, OftenQuirks)
+                  else tape.pick("generation", ("with-id",) + generations))
     if generation != "with-id":
         tags.add("no-call-id")
     if generation == "bare":
@@ -100,8 +101,8 @@ def _tool_calls(drawn: list[tuple[str, dict]], allowed: frozenset, tags: set, ta
         if generation == "with-id" or (generation == "indexed" and index):
             function["index"] = index
         function["name"] = name
-        if args or "call-without-arguments" not in allowed or not tape.flip(
-                f"call-without-arguments-{index % CALL_SLOTS}"):
+        if args or not maybe(tape, allowed, "call-without-arguments",
+                             slot=f"call-without-arguments-{index % CALL_SLOTS}"):
             function["arguments"] = args
         else:
             tags.add("call-without-arguments")

@@ -25,6 +25,7 @@ from mcs_conformance.wires._content import (BASE62, draw_arguments, draw_opaque,
                                             draw_tool_name, positions, SOME_PROSE, spell,
                                             unique_tokens)
 from mcs_conformance.wires._provider_errors import error_objects, error_tail
+from mcs_conformance.wires._chat_modes import call_style, finish_mode, usage_place
 from mcs_conformance.wires._quirks import allowed_quirks, maybe
 
 __all__ = ["COVERAGE", "NAME", "STREAM_TAPES", "case_of", "cases", "chunkings", "make_wire",
@@ -201,13 +202,12 @@ def _call_deltas(draw: Callable, calls: list[dict], max_cuts: int, allowed: froz
         return []
     # Cut whatever the tape decides: a decision shrunk to the plainest then shifts no draw.
     cuts = [draw_pieces(draw, call["function"]["arguments"], max_cuts=max_cuts) for call in calls]
-    no_index = maybe(tape, allowed, "no-index", 3)  # Mistral: whole calls, no index
+    style = call_style(tape, allowed)
+    no_index = style == "no-index"
     if no_index:
         tags.add("no-index")
         queues = [[_whole(None, call)] for call in calls]
     else:
-        style = tape.pick("call-style", ("header-empty",) + tuple(
-            q for q in ("whole-call-one-delta", "split-id-then-name") if q in allowed))
         echo_id = maybe(tape, allowed, "empty-id-continuations", 3)  # Alibaba
         echo_name = maybe(tape, allowed, "empty-name-continuations", 4)  # GLM
         empty = maybe(tape, allowed, "empty-fragments", 4)  # vLLM
@@ -334,8 +334,7 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
     env, empty_envelope = _envelope(opaque, tape, allowed)
     if empty_envelope:
         tags.add("empty-envelope")
-    usage_mode = tape.pick("usage", ("none",) + tuple(
-        q for q in ("usage-only-chunk", "usage-on-finish-chunk") if q in allowed))
+    usage_mode = usage_place(tape, allowed)
     usage = _usage(opaque, tape.flip("usage-details")) if usage_mode != "none" else None
     obfuscation = spell(opaque >> 64, BASE62, 16) if tape.flip("obfuscation") else None
     with_logprobs = tape.below("logprobs", 6) == 5
@@ -361,8 +360,8 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
                            "finish_reason": finish}]
         return out
 
-    first_chunk = len(choices) == 1 and maybe(tape, allowed, "finish-reason-first-chunk", 8)
-    if first_chunk:  # Zhipu: the whole answer and the finish reason in one chunk
+    ending = finish_mode(tape, allowed, len(choices) == 1)
+    if ending == "finish-reason-first-chunk":  # Zhipu: the whole answer and finish reason at once
         delta: dict[str, Any] = {"role": "assistant"}
         for key in ("reasoning_content", "content", "refusal"):
             if message.get(key) is not None:
@@ -386,14 +385,11 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
             taken[pick] += 1
             started = max(started, pick + 1)
             chunks.append(chunk(pick, delta, None, logprobs))
-        finish_mode = tape.pick("finish", ("chunk", "chunk", "chunk") + tuple(
-            q for q in ("finish-reason-on-last-delta", "no-finish-reason")
-            if q in allowed and len(choices) == 1))
-        if finish_mode == "finish-reason-on-last-delta":
+        if ending == "finish-reason-on-last-delta":
             chunks[-1]["choices"][0]["finish_reason"] = reasons[0]
-            tags.add(finish_mode)
-        elif finish_mode == "no-finish-reason":
-            tags.add(finish_mode)
+            tags.add(ending)
+        elif ending == "no-finish-reason":
+            tags.add(ending)
             reasons = [None]
         else:
             for index, reason in enumerate(reasons):

@@ -32,9 +32,9 @@ class Cell:
 
     peer: str
     wire: str
-    quirks: str
+    quirks: str  # the mode: "none" (the provider's own shape) or a server profile's name
     verdicts: dict = field(default_factory=dict)
-    failures: list = field(default_factory=list)  # (clause, reason, counterexample)
+    failures: list = field(default_factory=list)  # (clause, reason, counterexample, severity)
     seconds: float = 0.0
     problem: str | None = None
 
@@ -69,12 +69,17 @@ def probe(peer: Peer, wire: str) -> tuple[dict, bool | None]:
         client.close()
 
 
+def mode_options(mode: str) -> list[str]:
+    """certify's options for a mode: the provider's own shape, or one server profile."""
+    return ["--quirks", "none"] if mode == "none" else ["--server", mode]
+
+
 def certify(peer: Peer, wire: str, quirks: str, *, profile: str, seed: int, out: Path,
             exposes_message: bool | None) -> Cell:
     """Run the kit's certify on the peer's harness; the cell of the matrix it gives."""
     cell = Cell(peer.name, wire, quirks)
     command = [sys.executable, "-m", "mcs_conformance.cli", "certify", "--harness",
-               peer.command(), "--wire", wire, "--quirks", quirks, "--profile", profile,
+               peer.command(), "--wire", wire, *mode_options(quirks), "--profile", profile,
                "--seed", str(seed), "--out", str(out)]
     clock = time.perf_counter()
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
@@ -89,8 +94,9 @@ def certify(peer: Peer, wire: str, quirks: str, *, profile: str, seed: int, out:
 
 
 def read_report(report: Path, exposes_message: bool | None) -> tuple[dict, list]:
-    """The client clauses' verdicts of a report.jsonl, and its failures (clause, reason,
-    counterexample); `client.message` passed on a harness without a message is "n/a"."""
+    """The client clauses' verdicts of a report.jsonl, and its failures and notes (clause,
+    reason, counterexample, severity), one per cause; `client.message` passed on a harness
+    without a message is "n/a"."""
     verdicts, failures = {}, []
     # "\n" only: str.splitlines() would also cut at U+2028, U+0085 ... inside JSON strings
     for line in map(json.loads, filter(None, report.read_text("utf-8").split("\n"))):
@@ -102,9 +108,11 @@ def read_report(report: Path, exposes_message: bool | None) -> tuple[dict, list]
         if verdict == "skipped" and (line.get("reason") or "").startswith("n/a:"):
             verdict = "n/a"  # the clause found nothing to judge (no native message)
         verdicts[line["clause"]] = verdict
-        if verdict == "failed":
+        if verdict in ("failed", "noted"):
             failures.append((line["clause"], line.get("reason") or "",
-                             line.get("counterexample")))
+                             line.get("counterexample"), line.get("severity")))
+            failures += [(line["clause"], other["reason"], other["counterexample"],
+                          other["severity"]) for other in line.get("more_failures", ())]
     return verdicts, failures
 
 
