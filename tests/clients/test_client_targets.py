@@ -135,12 +135,12 @@ def test_the_reference_client_passes_every_client_clause(wire, kit_profile):
 
 def test_a_baseline_accepts_a_client_failure_as_for_a_strategy(tmp_path, capsys):
     baseline = tmp_path / "baseline.json"
-    baseline.write_text(json.dumps({"expected_failures": ["client.http-error"]}), "utf-8")
-    args = ["--client", "broken_clients.http_error_without_message:client", "--wire",
-            "ollama-chat", "--profile", "dev", "--seed", "1", "--clause", "client.http-error",
+    baseline.write_text(json.dumps({"expected_failures": ["client.malformed"]}), "utf-8")
+    args = ["--client", "broken_clients.malformed_as_empty:client", "--wire",
+            "openai-chat", "--profile", "dev", "--seed", "1", "--clause", "client.malformed",
             "--out", str(tmp_path / "r")]
     code, stdout, _ = _certify(capsys, *args)
-    assert code == 1 and "unexpected failure: client.http-error" in stdout
+    assert code == 1 and "unexpected failure: client.malformed" in stdout
     code, stdout, _ = _certify(capsys, *args, "--baseline", str(baseline))
     assert code == 0 and "certified 0/1" in stdout
 
