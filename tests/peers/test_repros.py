@@ -25,7 +25,7 @@ import pytest
 
 PEERS = Path(__file__).resolve().parents[2] / "peers"
 sys.path.insert(0, str(PEERS))
-from matrix import catalog, findings, repros  # noqa: E402
+from matrix import catalog, findings, page, repros  # noqa: E402
 
 CORPUS = PEERS.parent / "corpora"
 SDK_PEERS = ("openai", "anthropic")
@@ -191,3 +191,13 @@ def test_a_finding_without_a_readable_stream_is_named_in_the_error(tmp_path):
     stream = saved(tmp_path, "client.calls", b"data: {not json\n\n")
     with pytest.raises(repros.ReproError, match="reads no complete stream"):
         repros.render(stream.with_name("calls--openai-chat--test.meta.json"))
+
+
+def test_the_page_links_each_finding_to_its_repro():
+    corpus = "peers/findings/openai/openai-chat/calls--openai-chat--quirks-all.sse"
+    finding = {"clause": "client.calls", "quirks": ["no-index"], "corpus": corpus, "note": None}
+    line = page._run_line({"quirks": "all"}, finding)
+    assert line.endswith("; standalone repro [`calls--openai-chat--quirks-all.repro.py`]"
+                         f"(../{corpus.replace('.sse', '.repro.py')}).")
+    gone = {**finding, "corpus": corpus.replace("quirks-all", "quirks-gone")}
+    assert "repro" not in page._run_line({"quirks": "all"}, gone)
