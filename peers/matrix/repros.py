@@ -134,6 +134,8 @@ def expected(finding: dict, body: bytes) -> tuple[str, dict]:
 
 
 def _literal(value: object, language: str) -> str:
+    if language == "python" and isinstance(value, str):
+        return repr(value)
     if language == "python":
         return pprint.pformat(value, width=92, sort_dicts=False)
     text = json.dumps(value, ensure_ascii=False)
@@ -196,6 +198,15 @@ def _install(peer: Peer) -> str:
     return "pip install " + " ".join(shlex.quote(pin) for pin in pins)
 
 
+def _about(peer: Peer, body_file: str, clause: str) -> str:
+    runs = "(or run it from a folder where those packages are installed). " \
+        if peer.language == "node" else ""
+    return (f"{runs}It serves the saved body ({body_file}, next to this file) from a local HTTP "
+            f"server as the kit served it, calls the library as peers/{peer.name}/{peer.harness} "
+            f"does, and prints what {clause} expects against what the library gave. Exit 1: the "
+            "bug is there (the last line says it still fails); exit 0: the library behaves.")
+
+
 def _comment(text: str, language: str) -> str:
     wrapped = "\n".join(textwrap.wrap(text, 88, break_long_words=False, break_on_hyphens=False))
     if language == "python":
@@ -217,6 +228,7 @@ def render(path: Path) -> tuple[Path, str]:
     fields = {
         "TITLE": title, "TITLE_LITERAL": json.dumps(title), "PEER": peer.name,
         "REASON": _comment(f"The kit's reason: {finding['reason']}", language),
+        "ABOUT": _comment(_about(peer, stream.name, finding["clause"]), language),
         "INSTALL": _install(peer), "SELF": target.name, "BODY_FILE": stream.name,
         "META_FILE": meta.name, "CLAUSE": finding["clause"], "LIBRARY": peer.library,
         "WIRE": finding["wire"], "STATUS": str(status),
