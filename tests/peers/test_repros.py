@@ -201,3 +201,30 @@ def test_the_page_links_each_finding_to_its_repro():
                          f"(../{corpus.replace('.sse', '.repro.py')}).")
     gone = {**finding, "corpus": corpus.replace("quirks-all", "quirks-gone")}
     assert "repro" not in page._run_line({"quirks": "all"}, gone)
+
+
+def _code_lines(text: str) -> set[str]:
+    """The lines of Python code in `text`: no docstring of the module, no blank line, no
+    comment line, no import of the harness protocol, no `serve` main."""
+    tree = ast.parse(text)
+    skip = tree.body[0].end_lineno if ast.get_docstring(tree) else 0
+    kept = set()
+    for line in text.splitlines()[skip:]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and not re.match(
+                r"from _(protocol|langchain) import|if __name__ ==|serve\(__file__", stripped):
+            kept.add(stripped)
+    return kept
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in PEERS.glob("*/repro.py.txt")))
+def test_a_python_peers_repro_call_is_its_harness_run(name):
+    """The template of a Python peer's repros holds the harness's code, and only that: a
+    change to the harness that the template does not follow fails here."""
+    peer = catalog.load_peer(PEERS / name)
+    harness = (peer.folder / peer.harness).read_text("utf-8")
+    template = repros._library_section(peer)
+    sources = _code_lines(harness)
+    if "from _langchain import" in harness:
+        sources |= _code_lines((PEERS / "_langchain.py").read_text("utf-8"))
+    assert _code_lines(template) == sources
