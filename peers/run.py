@@ -5,6 +5,7 @@ failure alone, keep its stream, write peers/results.json and regenerate docs/pee
     python peers/run.py --page            # only re-render docs/peers.md from results.json
     python peers/run.py --speed-only [--only NAME ...]
     python peers/run.py --confirm peers/findings/<peer>/<wire>/<entry>.sse
+    python peers/run.py --repros [--only NAME ...]   # rewrite each finding's standalone repro
 
 Run it with the project's environment (`.venv/bin/python peers/run.py`); every peer gets
 its own under `.peers/<name>/`, installed here when missing. See docs/peers.md, "Method".
@@ -20,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from matrix import catalog, certifying, findings, page, results, speed  # noqa: E402
+from matrix import catalog, certifying, findings, page, repros, results, speed  # noqa: E402
 
 DOCS_PAGE = catalog.REPO / "docs" / "peers.md"
 FINDINGS = catalog.PEERS / "findings"
@@ -44,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--page", action="store_true", help="only re-render docs/peers.md")
     parser.add_argument("--confirm", type=Path, metavar="PATH",
                         help="replay one saved finding through its peer's harness")
+    parser.add_argument("--repros", action="store_true",
+                        help="only rewrite the standalone repro of every saved finding")
     return parser
 
 
@@ -54,6 +57,19 @@ def confirm_entry(path: Path) -> int:
     again = findings.confirm(peer.command(), clause, evidence)
     say(f"{path}: {peer.name} {'fails ' + clause + ' again' if again else 'no longer fails ' + clause}")
     return 0 if again else 1
+
+
+def write_repros(names: list[str]) -> int:
+    """Rewrite the repro of every saved finding (of the named peers); 1 if one cannot be."""
+    folders = [FINDINGS / name for name in names] if names else [FINDINGS]
+    written, problems = [], []
+    for folder in folders:
+        done, failed = repros.write_all(folder)
+        written, problems = written + done, problems + failed
+    say(f"wrote {len(written)} repro(s) under {FINDINGS.relative_to(catalog.REPO)}")
+    for problem in problems:
+        say(f"  no repro: {problem}")
+    return 1 if problems else 0
 
 
 def _cell_rows(peer: catalog.Peer, version: str, cell: certifying.Cell, args) -> dict:
@@ -191,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"peers/run.py: error: --only {', '.join(sorted(unknown))}: no such peer in "
               f"{catalog.PEERS}", file=sys.stderr)
         return 2
+    if args.repros:
+        return write_repros(args.only)
     rows = [row for row in results.load() if row.get("status") != "not run"]
     by_name = {peer.name: peer for peer in peers}
     chosen = [by_name[name] for name in dict.fromkeys(args.only)] if args.only else peers

@@ -24,6 +24,7 @@ from mcs_conformance.wires import content_type
 from mcs_conformance.corpora import RecordError, plan, write_entry as write
 
 from .catalog import REPO
+from .repros import also_writes_repro
 
 BYTE_CUTS = "client.byte-cuts"
 _REPLACED = re.compile(r"(?<!\\)((?:\\\\)*)\\x([0-9a-f]{2})")
@@ -106,6 +107,7 @@ RAW = ".body"  # a failing answer the corpus cannot read, kept for `--confirm` o
 RAW_META = ".finding.json"
 
 
+@also_writes_repro  # each finding kept gets its standalone repro (repros.py)
 def save(root: Path, *, peer: str, version: str, clause: str, quirks_mode: str,
          evidence: dict, reason: str) -> tuple[str, str | None]:
     """Keep the counterexample's answer under `root` (the peer's findings folder): a corpus

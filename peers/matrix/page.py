@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import Any
 
 from .catalog import REPO, WIRES
+from .repros import existing_repro
 
 SYMBOLS = {"passed": "✓", "failed": "✗", "errored": "E", "skipped": "–", "n/a": "n/a"}
 UNCONFIRMED = "✗?"
@@ -45,6 +46,13 @@ replays it through the reference, and `python peers/run.py --confirm PATH` repla
 through the peer's harness (an answer the corpus cannot read, such as an HTTP error or a
 body cut inside its first event, is kept as a raw `.body` for `--confirm` alone). The first row is the reference, `mcs_reference`, through the
 same raw-HTTP path as everyone else. Regenerate everything with `python peers/run.py`.
+
+Each finding also has a standalone repro beside its stream, linked below: a script that
+needs nothing but the library. It serves the saved bytes from a local HTTP server as the
+kit did, calls the library as the harness does, prints what the clause expects against what
+the library gave, and exits 1 while the bug is there, 0 once the library behaves. Install
+the pinned version its header names, then `python <name>.repro.py`, or for a Node library
+`NODE_PATH=path/to/node_modules node <name>.repro.mjs`.
 """
 
 
@@ -171,6 +179,10 @@ def _run_line(row: dict, finding: dict) -> str:
         stream = f"[`{finding['corpus']}`](../{finding['corpus']})"
         if finding.get("note"):
             stream += f" ({finding['note']})"
+        repro = existing_repro(REPO / finding["corpus"])
+        if repro is not None:
+            shown = repro.relative_to(REPO).as_posix()
+            stream += f"; standalone repro [`{repro.name}`](../{shown})"
     else:
         stream = f"not kept: {finding.get('note') or 'no stream'}"
     return (f"- Run with quirks {row['quirks']}: the minimal counterexample holds quirks "

@@ -1,0 +1,230 @@
+"""The standalone repros beside the findings (peers/matrix/repros.py).
+
+Every saved finding has its repro, exactly as the generator writes it today; a repro
+imports nothing of the kit or the harnesses; each repro of the SDKs in the test extra
+(openai, anthropic) still fails its clause: exit 1, printing what the clause expects and what
+came. Repros of made-up findings on streams the SDK reads right exit 0, and a repro whose
+expectation is wrong exits 1: the exit code is the verdict, both ways.
+
+The repros run in this process (`runpy`, as `__main__`): an SDK is imported once per worker,
+not once per repro, and each repro's server takes a free port, so the tests stay fast and
+parallel-safe. That they need nothing but the library is checked on their imports.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import runpy
+import shutil
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+PEERS = Path(__file__).resolve().parents[2] / "peers"
+sys.path.insert(0, str(PEERS))
+from matrix import catalog, findings, page, repros  # noqa: E402
+
+CORPUS = PEERS.parent / "corpora"
+SDK_PEERS = ("openai", "anthropic")
+NOT_STANDALONE = {"mcs_conformance", "mcs_reference", "_protocol", "_langchain", "matrix"}
+
+
+def run_repro(path: Path, capsys) -> tuple[int, str]:
+    """Run the repro as a script; its exit code and what it printed."""
+    with pytest.raises(SystemExit) as stopped:
+        runpy.run_path(str(path), run_name="__main__")
+    return stopped.value.code, capsys.readouterr().out
+
+
+def _sdk_repros() -> list:
+    return [pytest.param(name, path, id=f"{name}/{path.name}") for name in SDK_PEERS
+            for path in sorted((PEERS / "findings" / name).rglob("*.repro.py"))]
+
+
+def _skip_unless_pinned(name: str) -> None:
+    peer = catalog.load_peer(PEERS / name)
+    if version(peer.library) != peer.pinned():
+        pytest.skip(f"{peer.library} {version(peer.library)} is installed; the repros speak of "
+                    f"{peer.pinned()} (peers/{name}/requirements.txt)")
+
+
+def test_every_finding_has_its_repro_as_the_generator_writes_it():
+    kept = [meta for peer in catalog.load_peers()
+            for meta in repros.saved_findings(PEERS / "findings" / peer.name)]
+    assert len(kept) >= 10
+    stale = []
+    for meta in kept:
+        target, text = repros.render(meta)
+        if not target.exists() or target.read_text("utf-8") != text:
+            stale.append(target.relative_to(PEERS).as_posix())
+    assert stale == [], "regenerate them with `python peers/run.py --repros`"
+
+
+def test_repros_import_nothing_of_the_kit_nor_of_the_harnesses():
+    leaks = []
+    for path in sorted((PEERS / "findings").rglob("*.repro.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            leaks += [f"{path.name}: {name}" for name in names
+                      if name.split(".")[0] in NOT_STANDALONE]
+    for path in sorted((PEERS / "findings").rglob("*.repro.mjs")):
+        leaks += [f"{path.name}: {m}" for m in re.findall(r"require\('([./][^']*)'\)",
+                                                          path.read_text("utf-8"))]
+    assert leaks == []
+
+
+@pytest.mark.parametrize(("name", "path"), _sdk_repros())
+def test_each_sdk_repro_still_fails_and_says_what_was_expected(name, path, capsys):
+    _skip_unless_pinned(name)
+    code, out = run_repro(path, capsys)
+    assert code == 1, out
+    assert re.search(r"^expected: .+\n^got: +.+", out, re.M), out
+    assert out.rstrip().endswith("still fails (exit 1)"), out
+
+
+def test_there_are_sdk_repros_to_run():
+    assert len(_sdk_repros()) >= 10
+
+
+# -- made-up findings: the exit code follows the library ---------------------------------------
+def saved(folder: Path, clause: str, body: bytes, *, peer: str = "openai",
+          wire: str = "openai-chat", cuts: list[int] | None = None, complete: bool = True,
+          status: int = 200) -> Path:
+    """A finding saved as the runner saves one; returns its body's path."""
+    (folder / wire).mkdir(parents=True, exist_ok=True)
+    name = f"{clause.removeprefix('client.')}--{wire}--test"
+    stream = folder / wire / (name + (".sse" if status == 200 else findings.RAW))
+    stream.write_bytes(body)
+    finding = {"peer": peer, "version": "test", "clause": clause, "wire": wire, "quirks": [],
+               "quirks_mode": "none", "status": status, "complete": complete,
+               "cuts": cuts or [len(body)], "outcome": None, "whole_outcome": None,
+               "reason": "made up by tests/peers/test_repros.py"}
+    if status == 200:
+        stream.with_name(name + ".meta.json").write_text(json.dumps({"x-mcs-finding": finding}))
+    else:
+        stream.with_name(name + findings.RAW_META).write_text(json.dumps(finding))
+    return stream
+
+
+def made_up(folder: Path, clause: str, body: bytes, **more) -> Path:
+    """A made-up finding and its repro; returns the repro."""
+    return repros.write_repro(saved(folder, clause, body, **more))
+
+
+def _pieces(size: int, every: int) -> list[int]:
+    return [every] * (size // every) + ([size % every] if size % every else [])
+
+
+def _stream(path: str) -> bytes:
+    return (CORPUS / path).read_bytes()
+
+
+RATE_LIMIT = json.dumps({"error": {"message": "Rate limit reached for mcs-model",
+                                   "type": "rate_limit_exceeded"}}).encode()
+BEHAVES = {
+    "calls": dict(clause="client.calls", body=_stream("openai-chat/parallel-calls-empty-arguments.sse")),
+    "text": dict(clause="client.text", body=_stream("openai-chat/text-stop.sse")),
+    "no-phantom": dict(clause="client.no-phantom", body=_stream("openai-chat/text-stop.sse")),
+    "byte-cuts": dict(clause="client.byte-cuts", body=_stream("openai-chat/text-stop.sse")),
+    "provider-error": dict(clause="client.provider-error",
+                           body=_stream("openai-chat/error-object-midstream.sse")),
+    "truncated, dropped": dict(clause="client.truncated", complete=False,
+                               body=_stream("openai-chat/parallel-calls-empty-arguments.sse")[:300]),
+    "http-error": dict(clause="client.http-error", status=429, body=RATE_LIMIT),
+    "message": dict(clause="client.message", peer="anthropic", wire="anthropic-messages",
+                    body=_stream("anthropic-messages/text-then-tool-use.sse")),
+}
+
+
+@pytest.mark.parametrize("case", list(BEHAVES))
+def test_a_repro_exits_0_when_the_library_behaves(case, tmp_path, capsys):
+    spec = dict(BEHAVES[case])
+    _skip_unless_pinned(spec.get("peer", "openai"))
+    if spec.get("status", 200) == 200:  # cut in pieces, as the kit cuts bodies
+        spec["cuts"] = _pieces(len(spec["body"]), 37)
+    code, out = run_repro(made_up(tmp_path, **spec), capsys)
+    assert code == 0, out
+    assert "expected: " in out and out.rstrip().endswith("behaves (exit 0)"), out
+
+
+def test_a_repro_exits_1_when_its_expectation_fails(tmp_path, capsys):
+    _skip_unless_pinned("openai")
+    calls = _stream("openai-chat/parallel-calls-empty-arguments.sse")
+    code, out = run_repro(made_up(tmp_path / "a", "client.no-phantom", calls), capsys)
+    assert code == 1 and "got:      the calls [{" in out, out
+    repro = made_up(tmp_path / "b", "client.http-error", RATE_LIMIT, status=429)
+    repro.write_text(repro.read_text().replace("Rate limit reached for mcs-model", "quota"))
+    code, out = run_repro(repro, capsys)
+    assert code == 1 and "RateLimitError" in out, out
+
+
+# -- the generator ------------------------------------------------------------------------------
+def test_saving_a_finding_writes_its_repro_beside_it():
+    root = catalog.REPO / "peers" / "findings" / "_test-repros"
+    body = _stream("openai-chat/parallel-calls-empty-arguments.sse")
+    evidence = {"wire": "openai-chat", "status": 200, "quirks": [], "complete": True,
+                "pieces": [body.decode("utf-8")],
+                "outcome": {"calls": [], "text": "", "message": None, "error": None}}
+    try:
+        corpus, _ = findings.save(root, peer="openai", version="1.0", clause="client.calls",
+                                  quirks_mode="none", evidence=evidence, reason="r")
+        repro = catalog.REPO / corpus.replace(".sse", ".repro.py")
+        assert "EXPECTED_CALLS = [{'name': 'get_country'" in repro.read_text("utf-8")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_regenerating_writes_every_repro_and_drops_stale_ones(tmp_path):
+    made_up(tmp_path, "client.text", _stream("openai-chat/text-stop.sse"))
+    stale = tmp_path / "openai-chat" / "gone--openai-chat--test.repro.py"
+    stale.write_text("# its finding is gone\n")
+    written, problems = repros.write_all(tmp_path)
+    assert problems == [] and [p.name for p in written] == ["text--openai-chat--test.repro.py"]
+    assert not stale.exists()
+
+
+def test_a_finding_without_a_readable_stream_is_named_in_the_error(tmp_path):
+    stream = saved(tmp_path, "client.calls", b"data: {not json\n\n")
+    with pytest.raises(repros.ReproError, match="reads no complete stream"):
+        repros.render(stream.with_name("calls--openai-chat--test.meta.json"))
+
+
+def test_the_page_links_each_finding_to_its_repro():
+    corpus = "peers/findings/openai/openai-chat/calls--openai-chat--quirks-all.sse"
+    finding = {"clause": "client.calls", "quirks": ["no-index"], "corpus": corpus, "note": None}
+    line = page._run_line({"quirks": "all"}, finding)
+    assert line.endswith("; standalone repro [`calls--openai-chat--quirks-all.repro.py`]"
+                         f"(../{corpus.replace('.sse', '.repro.py')}).")
+    gone = {**finding, "corpus": corpus.replace("quirks-all", "quirks-gone")}
+    assert "repro" not in page._run_line({"quirks": "all"}, gone)
+
+
+def _code_lines(text: str) -> set[str]:
+    """The lines of Python code in `text`: no docstring of the module, no blank line, no
+    comment line, no import of the harness protocol, no `serve` main."""
+    tree = ast.parse(text)
+    skip = tree.body[0].end_lineno if ast.get_docstring(tree) else 0
+    kept = set()
+    for line in text.splitlines()[skip:]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and not re.match(
+                r"from _(protocol|langchain) import|if __name__ ==|serve\(__file__", stripped):
+            kept.add(stripped)
+    return kept
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in PEERS.glob("*/repro.py.txt")))
+def test_a_python_peers_repro_call_is_its_harness_run(name):
+    """The template of a Python peer's repros holds the harness's code, and only that: a
+    change to the harness that the template does not follow fails here."""
+    peer = catalog.load_peer(PEERS / name)
+    harness = (peer.folder / peer.harness).read_text("utf-8")
+    template = repros._library_section(peer)
+    sources = _code_lines(harness)
+    if "from _langchain import" in harness:
+        sources |= _code_lines((PEERS / "_langchain.py").read_text("utf-8"))
+    assert _code_lines(template) == sources
