@@ -78,7 +78,8 @@ def _cell_rows(peer: catalog.Peer, version: str, cell: certifying.Cell, args) ->
            "quirks": cell.quirks, "status": "run" if cell.problem is None else "could not run",
            "problem": cell.problem, "profile": args.profile, "seed": args.seed,
            "verdicts": cell.verdicts, "findings": [], "unconfirmed": [], "seconds": cell.seconds}
-    for clause, reason, evidence in cell.failures:
+    causes: dict[str, int] = {}
+    for clause, reason, evidence, severity in cell.failures:
         if not isinstance(evidence, dict) or "pieces" not in evidence:
             row["unconfirmed"].append(clause)  # nothing to replay: not a finding
             continue
@@ -86,11 +87,14 @@ def _cell_rows(peer: catalog.Peer, version: str, cell: certifying.Cell, args) ->
             say(f"  {peer.name} {cell.wire} {cell.quirks}: {clause} did not fail again alone")
             row["unconfirmed"].append(clause)
             continue
+        causes[clause] = causes.get(clause, 0) + 1
         corpus, note = findings.save(FINDINGS / peer.name, peer=peer.name, version=version,
                                      clause=clause, quirks_mode=cell.quirks,
-                                     evidence=evidence, reason=reason)
+                                     evidence=evidence, reason=reason, severity=severity,
+                                     cause=causes[clause])
         row["findings"].append({"clause": clause, "quirks": sorted(evidence.get("quirks", [])),
-                                "corpus": corpus, "reason": reason, "note": note})
+                                "corpus": corpus, "reason": reason, "note": note,
+                                "severity": severity})
     return row
 
 
@@ -108,13 +112,13 @@ def run_peer(peer: catalog.Peer, args, pool: ThreadPoolExecutor, work: Path) -> 
     if problem:
         say(f"{peer.name}: cannot run: {problem}")
         return [_placeholder(peer, peer.pinned(), w, q, "could not run", problem)
-                for w in peer.wires for q in page.MODES]
+                for w in peer.wires for q in catalog.modes_of(w)]
     shutil.rmtree(FINDINGS / peer.name, ignore_errors=True)
     jobs = []
     for wire in peer.wires:
         implementation, exposes = certifying.probe(peer, wire)
         version = implementation["version"]
-        for quirks in page.MODES:
+        for quirks in catalog.modes_of(wire):
             out = work / f"{peer.name}-{wire}-{quirks}"
 
             def job(wire=wire, quirks=quirks, out=out, version=version, exposes=exposes):
@@ -166,7 +170,7 @@ def publish(rows: list[dict], peers: list[catalog.Peer]) -> list[dict]:
     known = {row["peer"] for row in rows}
     rows = rows + [_placeholder(peer, peer.pinned(), wire, quirks, "not run", None)
                    for peer in peers if peer.name not in known
-                   for wire in peer.wires for quirks in page.MODES]
+                   for wire in peer.wires for quirks in catalog.modes_of(wire)]
     order = {peer.name: index for index, peer in enumerate(peers)}
     rows.sort(key=lambda r: (order.get(r["peer"], len(order)), r["wire"], r["quirks"] != "none"))
     results.save(rows)
@@ -209,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.repros:
         return write_repros(args.only)
-    rows = [row for row in results.load() if row.get("status") != "not run"]
+    rows = [row for row in results.load() if row.get("status") != "not run"
+            and row["quirks"] in catalog.modes_of(row["wire"])]  # runs of modes gone drop out
     by_name = {peer.name: peer for peer in peers}
     chosen = [by_name[name] for name in dict.fromkeys(args.only)] if args.only else peers
     if not args.page and not args.speed_only:

@@ -12,12 +12,19 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcs_conformance.wires import SERVER_PROFILES
+
 REPO = Path(__file__).resolve().parents[2]
 PEERS = REPO / "peers"
 ENVS = REPO / ".peers"
 WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat")
 REFERENCE = "mcs-reference"
 _KEYS = ("name", "language", "library", "homepage", "wires", "harness")
+
+
+def modes_of(wire: str) -> tuple[str, ...]:
+    """The runs of one wire: the provider's own shape (`none`), then each server profile."""
+    return ("none", *(name for name, profile in SERVER_PROFILES.items() if profile.wire == wire))
 
 
 class PeerError(ValueError):

@@ -109,19 +109,24 @@ RAW_META = ".finding.json"
 
 @also_writes_repro  # each finding kept gets its standalone repro (repros.py)
 def save(root: Path, *, peer: str, version: str, clause: str, quirks_mode: str,
-         evidence: dict, reason: str) -> tuple[str, str | None]:
+         evidence: dict, reason: str, severity: str | None = None,
+         cause: int = 1) -> tuple[str, str | None]:
     """Keep the counterexample's answer under `root` (the peer's findings folder): a corpus
     entry when its body is a stream the corpus can replay, else the raw body (an HTTP error
     answer, a body cut inside its first event) beside a `.finding.json`. Returns the path
-    relative to the repository and, for a raw body, a note saying why it is not an entry."""
+    relative to the repository and, for a raw body, a note saying why it is not an entry.
+    `cause` numbers the clause's failures in one cell (one per cause): the second and later
+    get `--2`, `--3` in their names."""
     served = served_of(evidence)
-    name = f"{clause.removeprefix('client.')}--{served.wire}--quirks-{quirks_mode}"
+    name = f"{clause.removeprefix('client.')}--{served.wire}--quirks-{quirks_mode}" + (
+        f"--{cause}" if cause > 1 else "")
     finding = {"peer": peer, "version": version, "clause": clause, "wire": served.wire,
                "quirks": sorted(served.quirks), "quirks_mode": quirks_mode,
                "status": served.status, "complete": served.complete,
                "cuts": [len(piece) for piece in served.pieces],
                "outcome": evidence.get("outcome"),
-               "whole_outcome": evidence.get("whole_outcome"), "reason": reason}
+               "whole_outcome": evidence.get("whole_outcome"), "reason": reason,
+               "severity": severity}
     why = f"an HTTP {served.status} answer is not a stream" if served.status != 200 else None
     if why is None:
         try:

@@ -1,11 +1,14 @@
 """`docs/peers.md` from `peers/results.json` and the hand-written `peers/notes.json`.
 
-One matrix per wire (rows: peers with their versions; columns: the client clauses; each
-cell: quirks none, then quirks all), a one-line summary per peer, then every finding with
-the quirks of its stream, a paragraph on what the library does wrong, the saved stream
-and the upstream issue (or the statement that we found none). Notes hold the paragraphs
-and links people write after reading the peer's source; a finding without a note shows the
-kit's own reason.
+A one-line summary per peer; per wire, a compatibility grid (rows: peers with their
+versions; columns: the provider's own stream shape, then each server profile; a cell: the
+worst verdict of that run) and a clause matrix (columns: the client clauses; a cell: the
+own shape, then the worst over the servers); then every finding (✗: a bug) and, apart,
+every note (⚠: strictness or fidelity), each with the quirks of its stream, a paragraph on
+what the library does, the saved stream, its standalone repro and the upstream issue (or
+the statement that we found none, with the terms searched). Notes hold the paragraphs and
+links people write after reading the peer's source; a finding without one shows the kit's
+own reason.
 """
 from __future__ import annotations
 
@@ -13,13 +16,16 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from .catalog import REPO, WIRES
+from .catalog import REPO, WIRES, modes_of
 from .repros import existing_repro
 
-SYMBOLS = {"passed": "✓", "failed": "✗", "errored": "E", "skipped": "–", "n/a": "n/a"}
+SYMBOLS = {"passed": "✓", "failed": "✗", "noted": "⚠", "errored": "E", "skipped": "–",
+           "n/a": "n/a"}
 UNCONFIRMED = "✗?"
+WORST_FIRST = (UNCONFIRMED, "✗", "E", "⚠", "✓", "n/a", "–", "·")  # a cell shows the worst
+NOTE_SEVERITIES = ("strictness", "fidelity")
 NOT_REPORTED = "not reported upstream as far as we found"
-MODES = ("none", "all")
+OWN = "none"  # the mode of the provider's own stream shape
 
 METHOD = """\
 Every library below is driven through its public streaming API, called the way its own
@@ -30,13 +36,25 @@ harness runs in its own environment under `.peers/` with exactly the pinned vers
 and speaks the kit's harness protocol{protocol} to `mcs-conformance certify
 --harness`, which serves generated streams from the kit's local provider server
 (`127.0.0.1`, real HTTP, bodies written in pieces) and judges the outcomes by the
-[client clauses](clauses.md).
+[client clauses](clauses.md). The harness declares which request features its library can
+express (`n`, `stream_options.include_usage`, tools, thinking, betas): the kit serves only
+streams that the library's request could have elicited, and checks the request it gets.
 
-Each wire is certified twice per library: with `--quirks none`, the provider's own current
-stream shape, and with `--quirks all`, every shape real servers send (vLLM, Ollama's
-OpenAI endpoint, Azure, Groq, older API versions; see [quirks](quirks.md)). A cell shows
-both verdicts, `none` first. `n/a` means the library exposes nothing to judge (no native
-message): never a pass.
+Each wire is certified once with the provider's own current stream shape (`--quirks
+none`) and once per **server profile** (`--server NAME`: one real server's quirks, each
+drawn often, no other; see [quirks](quirks.md#server-profiles)). The compatibility grid
+answers "will this library work with that server?"; the clause matrix under it shows which
+contract fails. `n/a` means the library exposes nothing to judge (no native message):
+never a pass.
+
+Every failure carries a [severity](clauses.md#severities). A ✗ is a bug a maintainer can
+act on: the library crashed on a valid stream (`crash`), lost or changed a call or the
+text while reporting success (`silent-loss`), or reported success for a cut, errored or
+malformed stream with an outcome that differs from the complete one (`false-success`). A ⚠
+is a note, listed apart: a cut or errored stream reported as success with nothing lost
+(`strictness`), or a difference of representation only (`fidelity`). After a failure the
+kit searches again without the quirks of its counterexample, so a library failing on two
+servers' shapes shows both.
 
 A failure is listed only when its shrunk counterexample, replayed alone through a fresh
 harness process with the same bytes cut at the same places, gives the same failing outcome
@@ -44,8 +62,9 @@ again (`✗?` marks a failure that did not repeat). Its stream is kept in
 `peers/findings/<peer>/` as a corpus entry: `pytest --mcs-corpus=peers/findings/<peer>`
 replays it through the reference, and `python peers/run.py --confirm PATH` replays it
 through the peer's harness (an answer the corpus cannot read, such as an HTTP error or a
-body cut inside its first event, is kept as a raw `.body` for `--confirm` alone). The first row is the reference, `mcs_reference`, through the
-same raw-HTTP path as everyone else. Regenerate everything with `python peers/run.py`.
+body cut inside its first event, is kept as a raw `.body` for `--confirm` alone). The
+first row is the reference, `mcs_reference`, through the same raw-HTTP path as everyone
+else. Regenerate everything with `python peers/run.py`; it prints the time of each cell.
 
 Each finding also has a standalone repro beside its stream, linked below: a script that
 needs nothing but the library. It serves the saved bytes from a local HTTP server as the
@@ -74,28 +93,35 @@ def _clauses(rows: list[dict], order: list[str]) -> list[str]:
     return [c for c in order if c in seen] + sorted(seen - set(order))
 
 
-def _heading(peer: str, wire: str, clause: str) -> str:
-    return f"{peer}: `{clause}` on {wire}"
+def _heading(peer: str, wire: str, clause: str, note: bool = False) -> str:
+    return f"{peer}: `{clause}` on {wire}" + (" (note)" if note else "")
 
 
-def _anchor(peer: str, wire: str, clause: str) -> str:
+def _anchor(peer: str, wire: str, clause: str, note: bool = False) -> str:
     """The heading's anchor as GitHub makes it (lowercase, punctuation dropped, spaces -)."""
-    text = _heading(peer, wire, clause).strip().lower()
+    text = _heading(peer, wire, clause, note).strip().lower()
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
-def _cell(row: dict | None, clause: str) -> str:
+def _symbol(row: dict | None, clause: str) -> tuple[str, str]:
+    """(bare symbol, shown) of one clause in one run: ✗ and ⚠ link to their section."""
     if row is None or row.get("status", "run") != "run":
-        return "·"
+        return "·", "·"
     verdict = row["verdicts"].get(clause)
     if verdict is None:
-        return "·"
+        return "·", "·"
     if verdict == "failed" and clause in row.get("unconfirmed", ()):
-        return UNCONFIRMED
+        return UNCONFIRMED, UNCONFIRMED
     symbol = SYMBOLS[verdict]
-    if verdict == "failed":
-        return f"[{symbol}](#{_anchor(row['peer'], row['wire'], clause)})"
-    return symbol
+    if verdict in ("failed", "noted"):
+        anchor = _anchor(row["peer"], row["wire"], clause, note=verdict == "noted")
+        return symbol, f"[{symbol}](#{anchor})"
+    return symbol, symbol
+
+
+def _worst(pairs: list[tuple[str, str]]) -> str:
+    """The worst of some (bare, shown) symbols, shown; "·" when there are none."""
+    return min(pairs, key=lambda pair: WORST_FIRST.index(pair[0]), default=("·", "·"))[1]
 
 
 def _speed(row: dict | None) -> str:
@@ -118,28 +144,66 @@ def _by_peer(rows: list[dict]) -> dict[str, list[dict]]:
     return grouped
 
 
+def _label(peer: str, peer_rows: list[dict]) -> str:
+    first = peer_rows[0]
+    label = f"{peer} {first['version']}"
+    if first.get("status", "run") != "run":
+        label += " (not run)" if first.get("status") == "not run" else " (could not run)"
+    return label
+
+
+def _modes(wire: str, rows: list[dict]) -> list[str]:
+    """The wire's modes, own shape first, then its server profiles, then any other run."""
+    known = list(modes_of(wire))
+    return known + sorted({row["quirks"] for row in rows} - set(known))
+
+
+def grid(wire: str, rows: list[dict], order: list[str]) -> list[str]:
+    """Library × server on one wire: each cell the worst verdict of that run."""
+    mine = [row for row in rows if row["wire"] == wire]
+    if not mine:
+        return []
+    modes = _modes(wire, mine)
+    head = ["library", *("own shape" if mode == OWN else f"`{mode}`" for mode in modes)]
+    lines = [f"### {wire}: compatibility by server", "", "| " + " | ".join(head) + " |",
+             "|" + "---|" * len(head)]
+    for peer, peer_rows in _by_peer(mine).items():
+        by_mode = {row["quirks"]: row for row in peer_rows}
+        cells = [_worst([_symbol(by_mode.get(mode), c) for c in _clauses(mine, order)])
+                 for mode in modes]
+        lines.append(f"| {_label(peer, peer_rows)} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def matrix(wire: str, rows: list[dict], order: list[str]) -> list[str]:
-    """The table of one wire: one line per peer, a cell per clause (none all)."""
+    """The clauses of one wire: one line per peer; a cell per clause: the provider's own
+    shape, then the worst over the server profiles."""
     mine = [row for row in rows if row["wire"] == wire]
     if not mine:
         return []
     clauses = _clauses(mine, order)
     with_speed = any(row.get("speed") and row["speed"].get("wire") == wire for row in mine)
     head = ["peer", *(f"`{short(c)}`" for c in clauses)] + (["speed"] if with_speed else [])
-    lines = [f"## {wire}", "", "| " + " | ".join(head) + " |",
-             "|" + "---|" * len(head)]
+    lines = [f"### {wire}: clauses (own shape, then the worst over the servers)", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for peer, peer_rows in _by_peer(mine).items():
         by_mode = {row["quirks"]: row for row in peer_rows}
-        first = peer_rows[0]
-        label = f"{peer} {first['version']}"
-        if first.get("status", "run") != "run":
-            label += " (not run)" if first.get("status") == "not run" else " (could not run)"
-        cells = [" ".join(_cell(by_mode.get(mode), c) for mode in MODES) for c in clauses]
+        servers = [row for row in peer_rows if row["quirks"] != OWN]
+        cells = [f"{_symbol(by_mode.get(OWN), c)[1]} "
+                 f"{_worst([_symbol(row, c) for row in servers])}" for c in clauses]
         timed = next((row for row in peer_rows if (row.get("speed") or {}).get("wire") == wire),
                      None)
         speed = [_speed(timed)] if with_speed else []
-        lines.append(f"| {label} | " + " | ".join([*cells, *speed]) + " |")
+        lines.append(f"| {_label(peer, peer_rows)} | " + " | ".join([*cells, *speed]) + " |")
     return lines + [""]
+
+
+def _is_note(finding: dict) -> bool:
+    return finding.get("severity") in NOTE_SEVERITIES
+
+
+def _mode_name(mode: str) -> str:
+    return "the provider's own shape" if mode == OWN else f"server `{mode}`"
 
 
 def summary(peer: str, rows: list[dict], notes: dict) -> str:
@@ -154,18 +218,25 @@ def summary(peer: str, rows: list[dict], notes: dict) -> str:
         problem = next((row.get("problem") for row in rows if row.get("problem")), None)
         return f"{head}: not run yet" + (f" ({problem})" if problem else "") + "."
     failing: dict[str, dict] = defaultdict(lambda: defaultdict(set))
+    noted: set[str] = set()
     for row in rows:
         for finding in row["findings"]:
-            failing[finding["clause"]][row["wire"]].add(row["quirks"])
+            if _is_note(finding):
+                noted.add(finding["clause"])
+            else:
+                failing[finding["clause"]][row["wire"]].add(row["quirks"])
     wires = sorted({row["wire"] for row in rows if row.get("status", "run") == "run"})
+    tail = (f" Notes (⚠) on {', '.join(f'`{short(c)}`' for c in sorted(noted))}." if noted
+            else "") + (f" Speed: {speed}" if speed else "")
     if not failing:
-        return f"{head}: passes every client clause it can be judged on, on {', '.join(wires)}."
+        return (f"{head}: no bug found in any client clause it can be judged on, on "
+                f"{', '.join(wires)}.{tail}")
     parts = []
     for clause, where in sorted(failing.items()):
-        places = "; ".join(f"{wire} quirks {' and '.join(m for m in MODES if m in modes)}"
+        places = "; ".join(f"{wire}: {', '.join(_mode_name(m) for m in _modes(wire, rows) if m in modes)}"
                            for wire, modes in sorted(where.items()))
         parts.append(f"`{short(clause)}` ({places})")
-    return f"{head}: fails {', '.join(parts)}." + (f" Speed: {speed}" if speed else "")
+    return f"{head}: fails {', '.join(parts)}.{tail}"
 
 
 def _note(notes: dict, peer: str, wire: str, clause: str) -> dict:
@@ -185,21 +256,25 @@ def _run_line(row: dict, finding: dict) -> str:
             stream += f"; standalone repro [`{repro.name}`](../{shown})"
     else:
         stream = f"not kept: {finding.get('note') or 'no stream'}"
-    return (f"- Run with quirks {row['quirks']}: the minimal counterexample holds quirks "
-            f"{quirks}; stream {stream}.")
+    severity = f" ({finding['severity']})" if finding.get("severity") else ""
+    return (f"- Against {_mode_name(row['quirks'])}{severity}: the minimal counterexample "
+            f"holds quirks {quirks}; stream {stream}.")
 
 
 def finding_lines(found: list[tuple[dict, dict]], notes: dict) -> list[str]:
-    """One section for a peer's failures of one clause on one wire (both quirks modes)."""
+    """One section for a peer's failures (or notes) of one clause on one wire."""
     row, finding = found[0]
     peer, wire, clause = row["peer"], row["wire"], finding["clause"]
+    is_note = _is_note(finding)
     note = _note(notes, peer, wire, clause)
     paragraph = note.get("paragraph") or (
         f"The kit's reason: {finding.get('reason') or 'none given'}.")
     upstream = note.get("upstream")
-    return [f"#### {_heading(peer, wire, clause)}", "", f"- Version: {row['version']}.",
-            *(_run_line(r, f) for r, f in found),
-            f"- Upstream: {f'<{upstream}>' if upstream else NOT_REPORTED}.", "", paragraph, ""]
+    searched = note.get("searched")
+    status = f"<{upstream}>" if upstream else NOT_REPORTED + (
+        f" (searched: {searched})" if searched else "")
+    return [f"#### {_heading(peer, wire, clause, is_note)}", "", f"- Version: {row['version']}.",
+            *(_run_line(r, f) for r, f in found), f"- Upstream: {status}.", "", paragraph, ""]
 
 
 def render(rows: list[dict], notes: dict, order: list[str]) -> str:
@@ -209,9 +284,9 @@ def render(rows: list[dict], notes: dict, order: list[str]) -> str:
              "do not edit. -->", "", METHOD.format(protocol=_protocol_link())]
     grouped = _by_peer(rows)
     lines += ["## Summary", ""] + [summary(p, r, notes) for p, r in grouped.items()] + [""]
-    lines.append("Legend: ✓ passed, ✗ failed (linked to the finding), ✗? failed but did not "
-                 "fail again alone, E errored, – skipped, n/a nothing to judge, · not run. "
-                 "Each cell: quirks none, then quirks all.")
+    lines.append("Legend: ✓ passed, ✗ a bug (linked to the finding), ⚠ a note only "
+                 "(strictness or fidelity, linked), ✗? failed but did not fail again alone, "
+                 "E errored, – skipped, n/a nothing to judge, · not run.")
     if any(row.get("speed") for row in rows):
         lines.append("Speed: seconds to consume one 1 MB tool-argument stream in 10 000 chunks "
                      "from the local server, over the reference's seconds on the same wire; "
@@ -222,16 +297,26 @@ def render(rows: list[dict], notes: dict, order: list[str]) -> str:
                      "orders of magnitude. Node's JIT "
                      "warms up on the first streams, so a Node growth can read below 1.")
     lines.append("")
+    lines += ["## Compatibility grid: library × server", "",
+              "Each cell is the worst verdict of the library's run against that server's "
+              "streams (its profile's quirks, each drawn often), over every client clause; "
+              "\"own shape\" is the provider's own current stream.", ""]
+    for wire in WIRES:
+        lines += grid(wire, rows, order)
+    lines += ["## Clause matrices", ""]
     for wire in WIRES:
         lines += matrix(wire, rows, order)
-    grouped: dict[tuple, list] = defaultdict(list)
+    sections: dict[tuple, list] = defaultdict(list)
     for row in rows:
         for finding in row["findings"]:
-            grouped[(row["peer"], row["wire"], finding["clause"])].append((row, finding))
-    if grouped:
-        lines += ["## Findings", ""]
-        for found in grouped.values():
-            lines += finding_lines(found, notes)
+            key = (row["peer"], row["wire"], finding["clause"], _is_note(finding))
+            sections[key].append((row, finding))
+    for title, notes_only in (("Findings", False), ("Notes (⚠: strictness and fidelity)", True)):
+        chosen = [found for key, found in sections.items() if key[3] == notes_only]
+        if chosen:
+            lines += [f"## {title}", ""]
+            for found in chosen:
+                lines += finding_lines(found, notes)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -100,7 +100,9 @@ def test_a_report_line_holding_a_line_separator_is_one_line(tmp_path):
 
     lines = [{"kind": "header"},
              {"kind": "clause", "clause": "client.text", "verdict": "failed",
-              "reason": "text 'a\u2028b\x85c'", "counterexample": {"pieces": ["\u2028"]}},
+              "reason": "text 'a\u2028b\x85c'", "counterexample": {"pieces": ["\u2028"]},
+              "severity": "silent-loss", "more_failures": [
+                  {"reason": "other", "severity": "crash", "counterexample": {"pieces": []}}]},
              {"kind": "clause", "clause": "client.message", "verdict": "passed"},
              {"kind": "clause", "clause": "extract.calls", "verdict": "passed"},
              {"kind": "footer"}]
@@ -109,7 +111,9 @@ def test_a_report_line_holding_a_line_separator_is_one_line(tmp_path):
                       "utf-8")
     verdicts, failures = certifying.read_report(report, exposes_message=False)
     assert verdicts == {"client.text": "failed", "client.message": "n/a"}
-    assert failures == [("client.text", "text 'a\u2028b\x85c'", {"pieces": ["\u2028"]})]
+    assert failures == [("client.text", "text 'a\u2028b\x85c'", {"pieces": ["\u2028"]},
+                         "silent-loss"),
+                        ("client.text", "other", {"pieces": []}, "crash")]  # one per cause
     assert certifying.read_report(report, exposes_message=True)[0]["client.message"] == "passed"
 
 
