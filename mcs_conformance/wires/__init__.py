@@ -1,7 +1,8 @@
 """Wires: the Hypothesis generators of native messages and their streams, one per format.
 
-Owns the wire registry, each built-in wire, the real-server quirks they draw, the provider
-errors they can end in, how a wire's chunks are framed as an HTTP body, and the hand-made
+Owns the wire registry, each built-in wire, the real-server quirks they draw, the request
+each drawn case needs (the features a client declares, the check of its HTTP request), the
+provider errors they can end in, how a wire's chunks are framed as an HTTP body, and the hand-made
 shapes (text rewritten into a message, calls written as text, prose that writes none,
 malformed calls) that the clauses and the client cases build on. Wires are generators, never
 "strategies": extraction strategies are the format experts under test.
@@ -21,6 +22,10 @@ from mcs_conformance.wires._malformed import (bad_call, BAD_TEXTS, cut_by_max_to
 from mcs_conformance.wires._provider_errors import (ERROR_FORMS, error_message, error_objects,
                                                     http_error_body, HTTP_STATUSES)
 from mcs_conformance.wires._quirks import allowed_quirks, BODY, parse_quirks, quirk_names, QUIRKS
+from mcs_conformance.wires._requests import (case_request, drawable_quirks, FEATURES,
+                                             features_of, PROGRAMMATIC_BETA, QUIRK_FEATURES,
+                                             request_mismatch, Requestable, shape_options,
+                                             tool_definition)
 from mcs_conformance.wires._registry import (BUILT_IN, case_of, chunkings, get_wire, NATIVE_WIRES,
                                              reference_strategy, wire_for_strategy, wire_names)
 
@@ -33,6 +38,9 @@ __all__ = [
     # real-server quirks and provider errors
     "BODY", "ERROR_FORMS", "HTTP_STATUSES", "QUIRKS", "allowed_quirks", "error_message",
     "error_objects", "http_error_body", "parse_quirks", "quirk_names",
+    # the request a case needs: features a client declares, what it is told, the check
+    "FEATURES", "PROGRAMMATIC_BETA", "QUIRK_FEATURES", "Requestable", "case_request",
+    "drawable_quirks", "features_of", "request_mismatch", "shape_options", "tool_definition",
     # a wire's chunks as an HTTP body
     "BODY_QUIRKS_OF", "content_type", "frame_body", "json_text",
     # hand-made shapes
