@@ -89,21 +89,27 @@ def tool_definition(name: str) -> dict:
             "parameters": {"type": "object", "properties": {}, "additionalProperties": True}}
 
 
+def _chat_choices(case: Case) -> list[dict]:
+    """Every choice of every chunk of an OpenAI Chat case (a stream cut by an error too)."""
+    return [choice for chunk in case.chunks if isinstance(chunk, dict)
+            for choice in chunk.get("choices") or ()]
+
+
 def _call_names(case: Case) -> list[str]:
     """The names of the client-run calls in what the case serves, every choice included."""
-    message = case.response if case.wire == _CHAT and case.response else case.message
+    message = case.message
     if case.wire == _CHAT:
-        choices = message.get("choices") or [{"message": case.message}]
-        tool_calls = [c for choice in choices for c in choice["message"].get("tool_calls") or ()]
-    elif case.wire == _RESPONSES:
+        deltas = [choice.get("delta") or {} for choice in _chat_choices(case)]
+        return sorted({c["function"]["name"] for delta in deltas for c in delta.get("tool_calls") or ()
+                       if (c.get("function") or {}).get("name")} | {call.name for call in case.calls})
+    if case.wire == _RESPONSES:
         return sorted({item["name"] for item in message.get("output") or ()
                        if item.get("type") in ("function_call", "custom_tool_call")}
                       | {call.name for call in case.calls if not message.get("output")})
-    elif case.wire == _ANTHROPIC:
+    if case.wire == _ANTHROPIC:
         return sorted({block["name"] for block in message.get("content") or ()
                        if block.get("type") == "tool_use"} | {call.name for call in case.calls})
-    else:
-        tool_calls = message.get("tool_calls") or []
+    tool_calls = message.get("tool_calls") or []
     return sorted({c["function"]["name"] for c in tool_calls} | {call.name for call in case.calls})
 
 
@@ -114,7 +120,7 @@ def case_request(case: Case | None) -> dict:
         return {"tools": []}
     request: dict[str, Any] = {"tools": [tool_definition(name) for name in _call_names(case)]}
     if case.wire == _CHAT:
-        choices = len((case.response or {}).get("choices") or [None])
+        choices = 1 + max((choice.get("index", 0) for choice in _chat_choices(case)), default=0)
         if choices > 1:
             request["n"] = choices
         if "usage-only-chunk" in case.quirks:

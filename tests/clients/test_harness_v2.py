@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from mcs_conformance.clients import ClientRunner, HarnessCaseError, streams
+from mcs_conformance.clients import ClientRunner, HarnessCaseError, error_streams, streams
 from mcs_conformance.clients._harness import harness_client, schema_errors
 from mcs_conformance.clients._runner import quirks_for
 from mcs_conformance.clients.reference_client import reference_client
@@ -168,6 +168,18 @@ def test_a_request_lacking_what_the_case_needs_errors_the_case(fake, forget, mes
     finally:
         runner.close()
     assert errors and all("the server answered HTTP 400" in error for error in errors)
+
+
+def test_a_stream_cut_by_an_error_needs_as_many_choices_as_it_streams():
+    """An error case has no whole response: its choices are counted in its chunks."""
+    @FEW
+    @given(error_streams("openai-chat", frozenset({"n-choices"})))
+    def draw(served):
+        indexes = {choice["index"] for chunk in served.case.chunks
+                   for choice in chunk.get("choices") or ()}
+        assert case_request(served.case).get("n", 1) == max(indexes, default=0) + 1
+
+    draw()
 
 
 def test_the_check_reads_the_body_and_the_headers():
