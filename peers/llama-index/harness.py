@@ -23,7 +23,8 @@ def run(base_url, wire, request):
     last = None
     tools = [function_tool(name, description) for name, description, _ in tools_of(request)]
     prompt = ChatMessage(role="user", content="What is the weather in Paris?")
-    stream = (llm.stream_chat_with_tools(tools, chat_history=[prompt]) if tools
+    stream = (llm.stream_chat_with_tools(tools, chat_history=[prompt], allow_parallel_tool_calls=True)
+              if tools
               else llm.stream_chat([prompt]))
     for last in stream:
         pass
