@@ -118,7 +118,9 @@ def case_request(case: Case | None) -> dict:
     the options its shapes need; `{"tools": []}` when nothing is needed."""
     if case is None:
         return {"tools": []}
-    request: dict[str, Any] = {"tools": [tool_definition(name) for name in _call_names(case)]}
+    # a call cut by an error before its name came has none: nothing to declare for it
+    request: dict[str, Any] = {"tools": [tool_definition(name) for name in _call_names(case)
+                                         if name]}
     if case.wire == _CHAT:
         choices = 1 + max((choice.get("index", 0) for choice in _chat_choices(case)), default=0)
         if choices > 1:

@@ -9,6 +9,11 @@ from pydantic import ConfigDict, create_model
 from _protocol import call, outcome, serve, tools_of
 
 
+# include_usage through `additional_kwargs`; not `n`: `stream_chat` reads `choices[0]` of
+# each chunk, whatever choice it is, so its users cannot stream several.
+FEATURES = {"openai-chat": ["include_usage"]}
+
+
 def function_tool(name, description):
     """A tool of the told name whose schema takes any arguments (a model allowing extra
     keys); the harness reads calls, it runs none."""
@@ -18,8 +23,11 @@ def function_tool(name, description):
 
 
 def run(base_url, wire, request):
+    # `additional_kwargs` is where its users pass OpenAI parameters the class has no field
+    # for; it drops `stream_options` itself from requests that do not stream.
+    extra = {"stream_options": {"include_usage": True}} if request.get("include_usage") else {}
     llm = OpenAI(model="gpt-4o", api_key="sk-mcs", api_base=base_url.rstrip("/") + "/v1",
-                 max_retries=0)
+                 max_retries=0, additional_kwargs=extra)
     last = None
     tools = [function_tool(name, description) for name, description, _ in tools_of(request)]
     prompt = ChatMessage(role="user", content="What is the weather in Paris?")
@@ -36,4 +44,4 @@ def run(base_url, wire, request):
 
 
 if __name__ == "__main__":
-    serve(__file__, run, {})  # no `n`, no documented include_usage
+    serve(__file__, run, FEATURES)

@@ -15,7 +15,8 @@ from mcs_conformance.clients._harness import harness_client, schema_errors
 from mcs_conformance.clients._runner import quirks_for
 from mcs_conformance.clients.reference_client import reference_client
 from mcs_conformance.targets import ClientTarget, HarnessTarget
-from mcs_conformance.wires import (PROGRAMMATIC_BETA, QUIRK_FEATURES, case_request, get_wire,
+from mcs_reference.calls import ExtractedCall
+from mcs_conformance.wires import (PROGRAMMATIC_BETA, Case, QUIRK_FEATURES, case_request, get_wire,
                                    request_mismatch)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,9 +178,23 @@ def test_a_stream_cut_by_an_error_needs_as_many_choices_as_it_streams():
     def draw(served):
         indexes = {choice["index"] for chunk in served.case.chunks
                    for choice in chunk.get("choices") or ()}
-        assert case_request(served.case).get("n", 1) == max(indexes, default=0) + 1
+        request = case_request(served.case)
+        assert request.get("n", 1) == max(indexes, default=0) + 1
+        assert all(tool["name"] for tool in request["tools"])  # a call cut before its name
 
     draw()
+
+
+def test_a_call_cut_before_its_name_declares_no_nameless_tool():
+    """Quirk split-id-then-name: a provider error after the id, before the name."""
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "id": "call_1", "type": "function"}]}}]}]
+    case = Case(wire="openai-chat", message={"role": "assistant", "content": None},
+                chunks=chunks, done_at=0, calls=[ExtractedCall(name="", id="call_1")],
+                text="", error={"message": "boom"}, error_at=1)
+    assert case_request(case) == {"tools": []}
+    named = Case(**{**vars(case), "calls": [ExtractedCall(name="f", id="call_1")]})
+    assert [tool["name"] for tool in case_request(named)["tools"]] == ["f"]
 
 
 def test_the_check_reads_the_body_and_the_headers():
