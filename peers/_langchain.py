@@ -1,8 +1,16 @@
 """What the two LangChain harnesses share: the stream summed with `+` as LangChain's docs
 show, and the summed chunk's calls in the order their chunks came."""
-from _protocol import call
+from _protocol import call, openai_tools
 
 PROMPT = "What is the weather in Paris?"
+
+
+def with_tools(model, request):
+    """`model.bind_tools(...)` with the told tools (OpenAI's format, which every LangChain
+    chat model takes), as LangChain's docs show; the model
+    itself when there are none."""
+    tools = openai_tools(request)
+    return model.bind_tools(tools) if tools else model
 
 
 def summed_stream(model):

@@ -1,9 +1,12 @@
-"""The harness side of protocol v1, stdlib only, shared by the Python peers' harnesses.
+"""The harness side of protocol v2, stdlib only, shared by the Python peers' harnesses.
 
-A harness is `serve(__file__, run)`: `run(base_url, wire)` calls the peer library the way
-its users do and maps what the library returns into an outcome with `outcome()` and
-`call()`. This loop answers `start` with the peer's `peer.json` and the exact installed
-version of its library, turns any exception of `run` into `outcome.error` ("TypeName:
+A harness is `serve(__file__, run, features)`: `run(base_url, wire, request)` calls the peer
+library the way its users do, asking what `request` says (the tools to declare, and `n`,
+`include_usage`, `thinking`, `betas` when the case needs them), and maps what the library
+returns into an outcome with `outcome()` and `call()`. `features` (wire -> feature names)
+declares what the library's documented API can express; the kit serves no case needing
+another. This loop answers `start` with the peer's `peer.json`, the exact installed
+version of its library and the features, turns any exception of `run` into `outcome.error` ("TypeName:
 message"), and keeps the protocol's stdout clean of what libraries print (their stdout
 goes to stderr). It runs inside the peer's own venv, so it cannot import the kit.
 """
@@ -16,10 +19,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Callable
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 ERROR_LIMIT = 2000  # characters of an exception message kept in outcome.error
 
-__all__ = ["arguments_of", "call", "error_of", "outcome", "serve"]
+__all__ = ["arguments_of", "call", "chat_options", "error_of", "openai_tools", "outcome", "serve",
+           "tools_of"]
 
 
 def arguments_of(value: Any) -> Any:
@@ -45,6 +49,32 @@ def outcome(calls: list | None = None, text: str | None = "", message: Any = Non
     """An outcome dict (schema outcome.json of the kit)."""
     return {"calls": list(calls or []), "text": text if isinstance(text, str) else "",
             "message": message, "error": error}
+
+
+def tools_of(request: dict) -> list:
+    """The told tools as `(name, description, parameters)` triples."""
+    return [(tool["name"], tool["description"], tool["parameters"])
+            for tool in request.get("tools", ())]
+
+
+def openai_tools(request: dict) -> list:
+    """The told tools in OpenAI Chat's format (which LangChain and litellm take too)."""
+    return [{"type": "function", "function": {"name": name, "description": description,
+                                              "parameters": parameters}}
+            for name, description, parameters in tools_of(request)]
+
+
+def chat_options(request: dict) -> dict:
+    """The told tools, `n` and include_usage as OpenAI Chat request keywords."""
+    options: dict = {}
+    tools = openai_tools(request)
+    if tools:
+        options["tools"] = tools
+    if "n" in request:
+        options["n"] = request["n"]
+    if request.get("include_usage"):
+        options["stream_options"] = {"include_usage": True}
+    return options
 
 
 def error_of(exc: BaseException) -> str:
@@ -80,9 +110,9 @@ def _answer(out: Any, payload: dict) -> None:
     out.flush()
 
 
-def _run_one(run: Callable[[str, str], dict], request: dict) -> dict:
+def _run_one(run: Callable[[str, str, dict], dict], line: dict) -> dict:
     try:
-        result = run(request["base_url"], request["wire"])
+        result = run(line["base_url"], line["wire"], line.get("request") or {"tools": []})
     except Exception as exc:  # the protocol: a library exception is an outcome, not a crash
         return outcome(error=error_of(exc))
     try:
@@ -92,8 +122,10 @@ def _run_one(run: Callable[[str, str], dict], request: dict) -> dict:
     return result
 
 
-def serve(harness_file: str, run: Callable[[str, str], dict]) -> None:
-    """Answer protocol v1 on stdin/stdout until `stop` or the end of stdin."""
+def serve(harness_file: str, run: Callable[[str, str, dict], dict],
+          features: dict | None = None) -> None:
+    """Answer protocol v2 on stdin/stdout until `stop` or the end of stdin; `features` maps
+    a wire to the request features the library can express there (none when absent)."""
     out = _protocol_stdout()
     for line in sys.stdin:
         if not line.strip():
@@ -101,8 +133,11 @@ def serve(harness_file: str, run: Callable[[str, str], dict]) -> None:
         request = json.loads(line)
         command = request.get("cmd")
         if command == "start":
+            implementation = _implementation(harness_file)
+            declared = {wire: sorted((features or {}).get(wire, ()))
+                        for wire in implementation["wires"]}
             _answer(out, {"ready": True, "version": PROTOCOL_VERSION,
-                          "implementation": _implementation(harness_file)})
+                          "implementation": implementation, "features": declared})
         elif command == "run":
             _answer(out, {"seq": request["seq"], "outcome": _run_one(run, request)})
         elif command == "stop":

@@ -1,14 +1,14 @@
 'use strict';
 /**
- * What the two Vercel AI SDK peers share: one `streamText` request with tools declared
- * without `execute`, the calls read from the awaited final step.
+ * What the two Vercel AI SDK peers share: one `streamText` request with the told tools
+ * declared without `execute`, the calls read from the awaited final step.
  *
- * The SDK validates each called tool name against the declared tools. A harness cannot know
- * the case's tool names without reading the answer it is tested on, so it declares one
- * placeholder tool (so the request offers tools) and reads every call as the SDK reports
- * an undeclared one: a dynamic tool call marked `invalid` with a `NoSuchToolError`, still
- * carrying the name, the id and the input (parsed JSON, else the raw text). See
- * peers/node-ai-sdk-openai/README.md.
+ * The SDK validates each called tool name against the declared tools; the kit tells the
+ * case's tool names (protocol v2), so its calls are the SDK's ordinary tool calls. Told no
+ * tool (a replayed finding, a case without calls), the harness declares one placeholder
+ * tool so that the request offers tools, and reads a call the SDK reports as undeclared
+ * (a dynamic tool call marked `invalid` with a `NoSuchToolError`, still carrying the name,
+ * the id and the input). See peers/node-ai-sdk-openai/README.md.
  */
 const {argumentsOf, errorText, requirePeer, installedVersion} = require('./node-protocol.cjs');
 
@@ -27,16 +27,29 @@ function inputArguments(input) {
   return JSON.stringify(input);
 }
 
-/** One `streamText` request to `model`, mapped to an outcome. */
-async function streamOutcome(peerDir, model) {
-  const {streamText, tool, jsonSchema} = requirePeer(peerDir, 'ai');
+/** The told tools as the SDK's tool set (the placeholder alone when none is told);
+ * `toolOptions` are each tool's `providerOptions`. */
+function toolSet(peerDir, request, toolOptions) {
+  const {tool, jsonSchema} = requirePeer(peerDir, 'ai');
+  const told = request.tools.length ? request.tools : [{name: PLACEHOLDER,
+    description: 'Declared so that the request offers tools.',
+    parameters: {type: 'object', properties: {}}}];
+  return Object.fromEntries(told.map(({name, description, parameters}) => [name, tool({
+    description, inputSchema: jsonSchema(parameters),
+    ...(toolOptions ? {providerOptions: toolOptions} : {})})]));
+}
+
+/** One `streamText` request to `model` asking what `request` says, mapped to an outcome;
+ * `providerOptions` and `toolOptions` carry the provider's own options. */
+async function streamOutcome(peerDir, model, request, {providerOptions, toolOptions} = {}) {
+  const {streamText} = requirePeer(peerDir, 'ai');
   const errors = [];
   const result = streamText({
     model,
     prompt: 'Call the tool.',
-    tools: {[PLACEHOLDER]: tool({description: 'Declared so that the request offers tools.',
-      inputSchema: jsonSchema({type: 'object', properties: {}})})},
-    maxOutputTokens: 1024,
+    tools: toolSet(peerDir, request, toolOptions),
+    ...(providerOptions ? {providerOptions} : {}),
+    maxOutputTokens: 4096,
     maxRetries: 0, // a retried request would fetch the same served body again
     onError: ({error}) => errors.push(error), // the SDK's documented way to see stream errors
   });

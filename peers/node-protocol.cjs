@@ -1,10 +1,14 @@
 'use strict';
 /**
- * Harness protocol v1 for the Node peers (stdlib only): JSON lines on stdin/stdout.
+ * Harness protocol v2 for the Node peers (stdlib only): JSON lines on stdin/stdout.
  *
- * Each peer's harness.cjs calls `serve(__dirname, run)`, where `run(wire, baseUrl)` makes one
- * streaming request with the peer's library and resolves to an outcome. This module answers
- * `start` from the peer's peer.json and the installed library's own package.json, runs one
+ * Each peer's harness.cjs calls `serve(__dirname, library, run, {features})`, where
+ * `run(wire, baseUrl, request)` makes one streaming request with the peer's library, asking
+ * what `request` says (the tools to declare; `n`, `include_usage`, `thinking`, `betas` when
+ * the case needs them), and resolves to an outcome; `features` maps a wire to the request
+ * features the library's documented API can express (the kit serves no case needing
+ * another). This module answers `start` from the peer's peer.json, the installed library's
+ * own package.json and the features, runs one
  * request at a time in order, turns anything the library throws into `outcome.error`, and
  * exits 0 on `stop` or at the end of stdin. Logs go to stderr, never to stdout.
  */
@@ -12,7 +16,8 @@ const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
+const START_VERSION = 1; // the start line every protocol version shares
 
 /**
  * Where `name` resolves for the peer in `peerDir`: through NODE_PATH when it is set there,
@@ -157,11 +162,12 @@ function send(stream, value) {
 }
 
 /**
- * Answer protocol v1 on stdin/stdout. `library` names the package whose version the peer
- * reports (or is a function returning that version string); `run(wire, baseUrl)` resolves
- * to an outcome.
+ * Answer protocol v2 on stdin/stdout. `library` names the package whose version the peer
+ * reports (or is a function returning that version string); `run(wire, baseUrl, request)`
+ * resolves to an outcome; `features` maps a wire to the request features it can ask for.
  */
-function serve(peerDir, library, run, {input = process.stdin, output = process.stdout} = {}) {
+function serve(peerDir, library, run,
+  {input = process.stdin, output = process.stdout, features = {}} = {}) {
   const lines = readline.createInterface({input, crlfDelay: Infinity});
   let queue = Promise.resolve();
   let wires = null;
@@ -175,22 +181,23 @@ function serve(peerDir, library, run, {input = process.stdin, output = process.s
       return;
     }
     if (request.cmd === 'start') {
-      if (request.version !== PROTOCOL_VERSION) {
+      if (request.version !== START_VERSION) {
         process.stderr.write(`harness: protocol version ${request.version} asked, ` +
-          `this harness speaks ${PROTOCOL_VERSION}\n`);
+          `this harness expects the start line of version ${START_VERSION}\n`);
       }
       const version = typeof library === 'function' ? library()
         : installedVersion(peerDir, library);
       const impl = implementation(peerDir, version);
       wires = impl.wires;
-      send(output, {ready: true, version: PROTOCOL_VERSION, implementation: impl});
+      const declared = Object.fromEntries(wires.map((wire) => [wire, [...(features[wire] || [])].sort()]));
+      send(output, {ready: true, version: PROTOCOL_VERSION, implementation: impl, features: declared});
     } else if (request.cmd === 'run') {
       let outcome;
       if (wires !== null && !wires.includes(request.wire)) {
         outcome = failed(new Error(`wire ${request.wire} is not one of ${wires.join(', ')}`));
       } else {
         try {
-          outcome = await run(request.wire, request.base_url);
+          outcome = await run(request.wire, request.base_url, request.request || {tools: []});
         } catch (err) {
           outcome = failed(err);
         }

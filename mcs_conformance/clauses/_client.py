@@ -20,7 +20,7 @@ from mcs_conformance.clauses._registry import (clause, Clause, ClauseFailure, Cl
 from mcs_conformance.clauses._runner import check_each
 from mcs_conformance.clients import (error_streams, http_errors, malformed_streams, prose_streams,
                                      Served, streams, truncated_streams, truth_calls)
-from mcs_conformance.wires import NATIVE_WIRES, without_quirks
+from mcs_conformance.wires import NATIVE_WIRES
 
 CLIENT = "client"
 NO_MESSAGE = ("n/a: the client exposes no native message (message is null on every case that "
@@ -88,7 +88,8 @@ def _check(which: Clause, subject: ClientSubject, generator_for: Any, prop: Any)
     quirks its counterexample holds (up to `MAX_SEARCHES` in all), so that a client failing
     on two servers' shapes shows both: the first failure is raised, the others ride on it
     (`ClauseFailure.others`). With no bug found, the smallest note is raised."""
-    quirks = subject.client.quirks
+    runner = subject.client
+    quirks, left_out = runner.quirks, frozenset()
     found: list[ClauseFailure] = []
     noted: list[ClauseFailure] = []
     for _ in range(MAX_SEARCHES):
@@ -100,7 +101,8 @@ def _check(which: Clause, subject: ClientSubject, generator_for: Any, prop: Any)
             held = _held_quirks(failure)
             if not held:  # the provider's own shape fails: nothing left to leave out
                 break
-            quirks = without_quirks(quirks, held)  # a server profile still draws often
+            left_out |= held
+            quirks = runner.quirks_without(left_out)  # a server profile still draws often
     if found:
         found[0].others = tuple(found[1:])
         raise found[0]

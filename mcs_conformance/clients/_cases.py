@@ -4,6 +4,8 @@ Each draws a wire `Case` (with the real-server quirks the user allows), the byte
 quirks of its body, and where the body is cut into the pieces the server flushes one by one:
 anywhere, and on purpose between `\\r` and `\\n`, inside a multi-byte UTF-8 character and
 inside `data:`. Hypothesis shrinks toward the whole body in one piece, with no quirk.
+A selection that carries the client's request features (`wires.Requestable`, from the client
+runner) also leaves out the shapes the client cannot ask for (`wires.shape_options`).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 from mcs_conformance.wires import (HTTP_STATUSES, Case, body_quirk_sets, case_of, chunkings,
                                    cut_by_max_tokens, error_objects, frame_body,
                                    get_wire, http_error_body, malformed_message, quiet_prose,
-                                   with_text)
+                                   shape_options, with_text)
 from mcs_conformance.clients._served import Served, served_error, served_stream
 
 __all__ = ["cut_points", "error_streams", "http_errors", "malformed_streams", "prose_streams",
@@ -71,13 +73,13 @@ def _sent(draw: Callable, case: Case, quirks: frozenset | None, *, cut: bool = T
 def streams(wire: str, quirks: frozenset | None, *, min_calls: int = 0,
             cut: bool = True) -> st.SearchStrategy[Served]:
     """Whole streams of `wire` (at least `min_calls` calls), their bodies cut when `cut`."""
-    cases = get_wire(wire).cases(quirks=quirks, min_calls=min_calls)
+    cases = get_wire(wire).cases(quirks=quirks, min_calls=min_calls, **shape_options(wire, quirks))
     return cases.flatmap(lambda case: _sent(case, quirks, cut=cut))
 
 
 def error_streams(wire: str, quirks: frozenset | None) -> st.SearchStrategy[Served]:
     """Streams that end in a provider error after HTTP 200 (`Case.error` says which)."""
-    return get_wire(wire).cases(quirks=quirks, errors=True).flatmap(
+    return get_wire(wire).cases(quirks=quirks, errors=True, **shape_options(wire, quirks)).flatmap(
         lambda case: _sent(case, quirks))
 
 
@@ -114,7 +116,7 @@ def truncated_streams(wire: str, quirks: frozenset | None, *,
     """Streams with a call whose body stops before the wire's end signal: the connection
     dropped (an unfinished chunked body), or with `clean` the HTTP body ended properly and
     only the wire's end signal is missing."""
-    return get_wire(wire).cases(quirks=quirks, min_calls=1).flatmap(
+    return get_wire(wire).cases(quirks=quirks, min_calls=1, **shape_options(wire, quirks)).flatmap(
         lambda case: _truncated(case, quirks, clean))
 
 
@@ -136,7 +138,7 @@ def _streamed(wire: str, message: dict) -> st.SearchStrategy[Case]:
 @st.composite
 def prose_streams(draw: Callable, wire: str, quirks: frozenset | None) -> Served:
     """Text-only streams whose text holds braces, JSON, code fences and tags: no call."""
-    native = draw(get_wire(wire).messages(max_calls=0))
+    native = draw(get_wire(wire).messages(max_calls=0, **shape_options(wire, quirks)))
     case = draw(_streamed(wire, with_text(wire, native, draw(quiet_prose()))))
     return draw(_sent(case, quirks))
 
@@ -146,7 +148,10 @@ def malformed_streams(draw: Callable, wire: str, quirks: frozenset | None) -> tu
     """A stream with one call whose arguments are not a JSON object: `(served, name, raw)`.
     Anthropic's: a tool_use cut by `max_tokens` (its JSON left unfinished)."""
     if wire == "anthropic-messages":
-        events, bad, raw = draw(cut_by_max_tokens(get_wire(wire)))
+        native = get_wire(wire)  # its streams drawn with the selection, as every other case
+        bound = replace(native, cases=lambda **options: native.cases(
+            quirks=quirks, **shape_options(wire, quirks), **options))
+        events, bad, raw = draw(cut_by_max_tokens(bound))
         case = Case(wire=wire, message={}, chunks=events, done_at=len(events) - 1, calls=[bad],
                     text="")
     else:

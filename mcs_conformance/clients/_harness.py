@@ -1,19 +1,23 @@
-"""A client in any language: a harness process spoken to in JSON lines (protocol v1).
+"""A client in any language: a harness process spoken to in JSON lines (protocol v2 or v1).
 
 The kit starts the harness command once, with the current directory unchanged, and writes
 one JSON object a line to its stdin; the harness answers one a line on its stdout (its
 stderr is free for logs, and the kit quotes its last line when the harness dies):
 
     kit     {"cmd": "start", "version": 1}
-    harness {"ready": true, "version": 1, "implementation": {name, language, version, homepage, wires}}
-    kit     {"cmd": "run", "seq": 1, "wire": "openai-chat", "base_url": "http://127.0.0.1:PORT/case/ID/"}
+    harness {"ready": true, "version": 2, "implementation": {...}, "features": {"openai-chat": ["n"]}}
+    kit     {"cmd": "run", "seq": 1, "wire": "openai-chat", "base_url": "http://127.0.0.1:PORT/case/ID/",
+             "request": {"tools": [...], "n": 2}}
     harness {"seq": 1, "outcome": {"calls": [...], "text": "...", "message": null, "error": null}}
     kit     {"cmd": "stop"}                              (the harness exits 0)
 
-Every line, both ways, is validated against the schemas in `schemas/harness/v1/`. A
-harness that dies, writes a line that is not the awaited reply, or answers later than the
-timeout has its case raise `HarnessCaseError` (the clause reports it as errored) and is
-started afresh for the next case; one that cannot be started raises `HarnessStartError`.
+The start line is v1's, so a v1 harness reads it unchanged; the ready line's version picks
+the protocol. A v1 harness (ready version 1, no features) gets v1 run lines, with no
+`request`, and its requests are not checked. Every line, both ways, is validated against
+the schemas in `schemas/harness/v<version>/`. A harness that dies, writes a line that is
+not the awaited reply, or answers later than the timeout has its case raise
+`HarnessCaseError` (the clause reports it as errored) and is started afresh for the next
+case; one that cannot be started raises `HarnessStartError`.
 """
 from __future__ import annotations
 
@@ -39,14 +43,16 @@ from mcs_conformance.base import shorten
 __all__ = ["PROTOCOL_VERSION", "HarnessCaseError", "HarnessClient", "HarnessError",
            "HarnessStartError", "harness_client"]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # the newest the kit speaks; it also speaks every older one
+VERSIONS = (1, 2)
+START_VERSION = 1  # the start line is v1's for every version
 SCHEMA_BASE = "https://mcs-conformance.dev/schemas/"
 SHOWN = 200  # characters of a bad line quoted in an error
 STOP_GRACE = 5.0  # seconds a harness gets to exit after stop before it is killed
 
 
 class HarnessError(RuntimeError):
-    """A harness broke protocol v1 or could not be run; the message is one line naming the
+    """A harness broke the harness protocol or could not be run; the message is one line naming the
     command and the line or the seq at fault."""
 
 
@@ -57,8 +63,9 @@ class HarnessStartError(HarnessError):
 
 class HarnessCaseError(HarnessError):
     """Raised for one case the harness did not answer properly: it died, wrote a line that
-    is not the awaited result, or was slower than the timeout. The clause reports the case
-    as errored; the harness is started afresh for the next case."""
+    is not the awaited result, was slower than the timeout, or its library's request did
+    not ask what the case needs (the message names what it lacked). The clause reports the
+    case as errored; after a broken exchange the harness is started afresh."""
 
 
 class _Late(Exception):
@@ -76,16 +83,24 @@ def _retrieve(uri: str) -> Resource:
 
 
 @lru_cache(maxsize=None)
-def _validator(message: str) -> Draft202012Validator:
-    schema = _retrieve(f"{SCHEMA_BASE}harness/v{PROTOCOL_VERSION}/{message}.json").contents
+def _validator(message: str, version: int) -> Draft202012Validator:
+    schema = _retrieve(f"{SCHEMA_BASE}harness/v{version}/{message}.json").contents
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema, registry=Registry(retrieve=_retrieve))
 
 
-def schema_errors(instance: Any, message: str) -> list[str]:
-    """Why `instance` is not a valid `message` line (start, ready, run, result, stop)."""
+def schema_errors(instance: Any, message: str, version: int = PROTOCOL_VERSION) -> list[str]:
+    """Why `instance` is not a valid `message` line (start, ready, run, result, stop) of
+    protocol `version`."""
     return [f"{'/'.join(str(p) for p in err.absolute_path) or '<root>'}: {err.message}"
-            for err in _validator(message).iter_errors(instance)]
+            for err in _validator(message, version).iter_errors(instance)]
+
+
+def _ready_version(reply: Any) -> int:
+    """The version a ready line says, to pick its schema: v1's unless it says another the
+    kit speaks (a bad one is then reported by v1's schema)."""
+    version = reply.get("version") if isinstance(reply, dict) else None
+    return version if version in VERSIONS and not isinstance(version, bool) else 1
 
 
 def _shown(raw: bytes) -> str:
@@ -181,10 +196,13 @@ class _Process:
 
 # -- the client ----------------------------------------------------------------------------
 class HarnessClient:
-    """A client target `(base_url, wire) -> outcome` backed by a harness process.
+    """A client target `(base_url, wire, request=None) -> outcome` backed by a harness process.
 
-    `.implementation` is the harness's ready reply's implementation; `.close()` stops it
-    (also on leaving a `with` block). Calls are serialised: one case at a time.
+    `.implementation` is the harness's ready reply's implementation, `.version` the protocol
+    it speaks, `.features` the request features it declared (wire -> frozenset; None for a
+    v1 harness); `.close()` stops it (also on leaving a `with` block). Calls are serialised:
+    one case at a time. A v2 harness is told `request` (`wires.case_request`; no tools and
+    no option when None); a v1 harness never is.
     """
 
     def __init__(self, command: str, *, timeout: float):
@@ -204,6 +222,8 @@ class HarnessClient:
         self._process: _Process | None = None
         self._stale = False  # an exchange was cut short: start afresh before the next case
         self._broken: str | None = None  # why a restart failed: every later case says so at once
+        self.version = 1
+        self.features: dict[str, frozenset] | None = None
         self._process, self.implementation = self._start()
 
     @property
@@ -221,7 +241,7 @@ class HarnessClient:
         return process, implementation
 
     def _handshake(self, process: _Process) -> dict:
-        start = {"cmd": "start", "version": PROTOCOL_VERSION}
+        start = {"cmd": "start", "version": START_VERSION}
         self._check_sent(start, "start")
         fail = f"{self._where} did not answer start"
         try:
@@ -235,6 +255,10 @@ class HarnessClient:
         if raw is None:
             raise HarnessStartError(f"{fail}: it {process.died()}")
         reply = self._parse(raw, process, "ready", HarnessStartError)
+        self.version = reply["version"]
+        self.features = None if self.version == 1 else {
+            wire: frozenset(reply["features"].get(wire, ()))
+            for wire in reply["implementation"]["wires"]}
         return reply["implementation"]
 
     def _parse(self, raw: bytes, process: _Process, message: str, error: type[HarnessError]) -> dict:
@@ -244,25 +268,28 @@ class HarnessClient:
             reply = json.loads(raw)
         except ValueError as exc:  # also bad UTF-8
             raise error(f"{where} is not JSON ({exc}): {_shown(raw)}") from None
-        problems = schema_errors(reply, message)
+        version = _ready_version(reply) if message == "ready" else self.version
+        problems = schema_errors(reply, message, version)
         if problems:
             raise error(f"{where} is no valid {message} line ({problems[0]}; schema "
-                        f"harness/v{PROTOCOL_VERSION}/{message}.json): {_shown(raw)}")
+                        f"harness/v{version}/{message}.json): {_shown(raw)}")
         return reply
 
     def _check_sent(self, message: dict, kind: str) -> None:
-        problems = schema_errors(message, kind)
+        problems = schema_errors(message, kind, self.version)
         if problems:  # a bug of the kit's, never the harness's
             raise HarnessError(f"{self._where}: the kit's own {kind} line is invalid: {problems[0]}")
 
-    def __call__(self, base_url: str, wire: str) -> dict:
-        """Run one case through the harness; its outcome, validated."""
+    def __call__(self, base_url: str, wire: str, request: dict | None = None) -> dict:
+        """Run one case through the harness (a v2 one told `request`); its outcome, validated."""
         with self._lock:
             if self._stale or self._process is None:
                 self._restart()
             self._seq += 1
             seq = self._seq
             run = {"cmd": "run", "seq": seq, "wire": wire, "base_url": base_url}
+            if self.version >= 2:
+                run["request"] = request if request is not None else {"tools": []}
             self._check_sent(run, "run")
             if wire not in self.implementation["wires"]:
                 raise HarnessCaseError(f"{self._where} runs only {', '.join(self.implementation['wires'])}; "

@@ -5,18 +5,45 @@ the session; `close()` stops both. A harness that cannot start is tried once: ev
 clause errors at once with the first failure, so a run never waits the start timeout twice. What the client returns is validated against
 schemas/outcome.json; an exception it lets through becomes an outcome whose `error` names it
 (a library's own exception types are fine for the error clauses).
+
+A client that declares its request features (a v2 harness; a Python client taking
+`request`) is never drawn a case it cannot ask for (`quirks_for`), is told the request each
+case needs, and the server checks its HTTP request: a request lacking what the case needs
+raises `HarnessCaseError` naming it (the case is errored, not failed).
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
-from mcs_conformance.clients._harness import HarnessError, HarnessStartError, harness_client
+from mcs_conformance.clients._harness import (HarnessCaseError, HarnessError, HarnessStartError,
+                                              harness_client)
 from mcs_conformance.clients._outcome import check_outcome, error_outcome
 from mcs_conformance.clients._served import Served
 from mcs_conformance.clients._server import ProviderServer
 from mcs_conformance.targets import ClientTarget, HarnessTarget
+from mcs_conformance.wires import (FEATURES, QUIRKS, case_request, drawable_quirks,
+                                   without_quirks)
 
 __all__ = ["ClientRunner", "SessionServer"]
+
+
+def quirks_for(quirks: frozenset | None, features: frozenset | None) -> frozenset | None:
+    """The quirks a client may be drawn: the user's selection (None: every quirk) less those
+    needing a request feature the client did not declare. `features` None (a v1 harness, a
+    Python client without `request`): the selection unchanged, as before protocol v2."""
+    if features is None:
+        return quirks
+    return drawable_quirks(frozenset(QUIRKS) if quirks is None else quirks, features)
+
+
+def takes_request(function: Callable) -> bool:
+    """Whether a Python client accepts the `request` keyword (then it is told and checked)."""
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: two arguments
+        return False
+    return "request" in parameters
 
 
 class SessionServer:
@@ -38,13 +65,14 @@ class SessionServer:
 
 class ClientRunner:
     """Runs cases of `wire` through the client `loaded`; `quirks` is the user's selection
-    (None: every quirk), which the case generators honour."""
+    (None: every quirk); `.quirks` what the case generators draw from (the selection less
+    what the client cannot ask for)."""
 
     def __init__(self, loaded: ClientTarget | HarnessTarget, wire: str, *, quirks: frozenset | None = None,
                  timeout: float = 300.0, servers: SessionServer | None = None):
         self.loaded = loaded
         self.wire = wire
-        self.quirks = quirks
+        self.selected = quirks
         self.timeout = timeout
         self._own = servers is None  # a runner made alone closes its server itself
         self._servers = servers or SessionServer()
@@ -87,6 +115,29 @@ class ClientRunner:
         return self.loaded.function
 
     @property
+    def features(self) -> frozenset | None:
+        """The request features the client declared on this wire; None when it declares
+        none and is told nothing (a v1 harness, a Python client without `request`). A Python
+        client taking `request` declares every feature, or those of its `request_features`
+        attribute."""
+        self.start()
+        if isinstance(self.loaded, HarnessTarget):
+            declared = getattr(self._client, "features", None)
+            return None if declared is None else declared.get(self.wire, frozenset())
+        if not takes_request(self.loaded.function):
+            return None
+        return frozenset(getattr(self.loaded.function, "request_features", FEATURES))
+
+    @property
+    def quirks(self) -> frozenset | None:
+        """The quirks the case generators draw (`quirks_for`); it starts the client."""
+        return quirks_for(self.selected, self.features)
+
+    def quirks_without(self, names: frozenset) -> frozenset | None:
+        """`quirks` less `names` (a clause searching again without the quirks it found)."""
+        return quirks_for(without_quirks(self.selected, names), self.features)
+
+    @property
     def implementation(self) -> dict | None:
         """What a harness said it runs (None for a Python client)."""
         value = getattr(self._client, "implementation", None)
@@ -94,16 +145,22 @@ class ClientRunner:
 
     def run(self, served: Served) -> dict:
         """Serve `served`, let the client make its one request, return its checked outcome."""
-        self.start()
+        told = self.features is not None
+        request = case_request(served.case) if told else None
         server = self._servers.get()
-        url = server.add(served)
+        url = server.add(served, request=request)
         try:
             try:
-                value = self._client(url, self.wire)
+                value = self._client(url, self.wire, request=request) if told \
+                    else self._client(url, self.wire)
             except HarnessError:  # a broken harness, not the library: the case is errored
                 raise
             except Exception as exc:  # the library's own exception: an error outcome
                 value = error_outcome(f"{type(exc).__name__}: {exc}")
+            wrong = server.mismatch(url)
+            if wrong is not None:
+                raise HarnessCaseError(f"{self.name}: its request did not ask what the case "
+                                       f"needs, so the server answered HTTP 400: {wrong}")
             return check_outcome(value, url)
         finally:
             server.discard(url)

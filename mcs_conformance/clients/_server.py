@@ -7,6 +7,11 @@ piece by piece (chunked transfer encoding, TCP_NODELAY, one flush per piece) so 
 really reads split pieces. A request whose JSON says `"stream": false` gets the stream=false
 body instead. Every connection is closed after one answer, so closing the server joins
 every thread it started.
+
+A case added with the request it needs (`wires.case_request`) checks each request it gets:
+one that does not ask for what the case holds (a tool it calls, `n`, include_usage,
+thinking, a beta) is answered HTTP 400 naming what it lacks, and `mismatch(base_url)` says
+it, so that the runner reports the harness's error, not the library's.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from mcs_conformance.wires import json_text
+from mcs_conformance.wires import json_text, request_mismatch
 from mcs_conformance.clients._served import Served
 
 __all__ = ["ProviderServer"]
@@ -44,7 +49,11 @@ class _Handler(BaseHTTPRequestHandler):
         served = self._served()
         if served is None:
             return
-        if isinstance(request, dict) and request.get("stream") is False and served.status == 200:
+        wrong = self._wrong_request(served, request)
+        if wrong is not None:
+            self._send_json(400, {"error": {"message": f"mcs-conformance: {wrong}",
+                                            "type": "mcs_request_mismatch"}})
+        elif isinstance(request, dict) and request.get("stream") is False and served.status == 200:
             self._send_json(200, served.whole)
         elif served.status != 200:
             self._send_whole(served.status, served.content_type, served.body)
@@ -58,11 +67,24 @@ class _Handler(BaseHTTPRequestHandler):
         if served is not None:
             self._send_json(200, served.record())
 
-    def _served(self) -> Served | None:
+    def _case_id(self) -> str | None:
         parts = self.path.split("?")[0].strip("/").split("/")
-        served = None
-        if len(parts) >= 2 and parts[0] == "case":
-            served = self.server.cases.get(parts[1])
+        return parts[1] if len(parts) >= 2 and parts[0] == "case" else None
+
+    def _wrong_request(self, served: Served, request: Any) -> str | None:
+        """What the request lacks that the case needs (None: no check, or nothing); the
+        first such answer of a case is kept for `ProviderServer.mismatch`."""
+        case_id = self._case_id()
+        needed = self.server.needs.get(case_id)
+        if needed is None:
+            return None
+        wrong = request_mismatch(served.wire, needed, request, self.headers)
+        if wrong is not None:
+            self.server.mismatches.setdefault(case_id, wrong)
+        return wrong
+
+    def _served(self) -> Served | None:
+        served = self.server.cases.get(self._case_id())
         if served is None:
             self._send_json(404, {"error": {"message": f"no case at {self.path}; cases live "
                                             "under /case/<id>/", "type": "not_found"}})
@@ -118,6 +140,8 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, port: int):
         super().__init__((HOST, port), _Handler)
         self.cases: dict[str, Served] = {}
+        self.needs: dict[str, dict] = {}  # case id -> the request it needs (checked)
+        self.mismatches: dict[str, str] = {}  # case id -> what its first wrong request lacked
 
 
 class ProviderServer:
@@ -146,20 +170,38 @@ class ProviderServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
 
-    def add(self, served: Served, case_id: str | None = None) -> str:
-        """Serve `served` under a new case id (or `case_id`); returns its base URL."""
+    def add(self, served: Served, case_id: str | None = None, *,
+            request: dict | None = None) -> str:
+        """Serve `served` under a new case id (or `case_id`); returns its base URL. With
+        `request` (a `wires.case_request`), each request is checked against it."""
         with self._lock:
             if case_id is None:
                 self._next += 1
                 case_id = str(self._next)
             self._server.cases[case_id] = served
+            self._server.mismatches.pop(case_id, None)
+            if request is None:
+                self._server.needs.pop(case_id, None)
+            else:
+                self._server.needs[case_id] = request
         return f"{self.url}/case/{case_id}/"
+
+    def mismatch(self, base_url: str) -> str | None:
+        """What the first request to the case at `base_url` lacked that it needs, if any."""
+        with self._lock:
+            return self._server.mismatches.get(self._id_of(base_url))
+
+    @staticmethod
+    def _id_of(base_url: str) -> str:
+        return base_url.rstrip("/").rsplit("/", 1)[-1]
 
     def discard(self, base_url: str) -> None:
         """Stop serving the case at `base_url` (a finished example)."""
-        case_id = base_url.rstrip("/").rsplit("/", 1)[-1]
+        case_id = self._id_of(base_url)
         with self._lock:
             self._server.cases.pop(case_id, None)
+            self._server.needs.pop(case_id, None)
+            self._server.mismatches.pop(case_id, None)
 
     def close(self) -> None:
         """Stop serving, join every thread and close the listening socket."""

@@ -4,6 +4,8 @@ mcs_conformance.clients.reference_client:reference_client --wire openai-chat`.
 
 It is also the model of a client target: one streaming request, the body consumed as the
 library's users consume it, one outcome (schemas/outcome.json) returned, never an exception.
+It takes `request`, so the kit tells it what each case needs (tools, `n`, include_usage,
+thinking, betas: docs/clients.md) and checks that it asks for it.
 """
 from __future__ import annotations
 
@@ -31,14 +33,31 @@ PATHS = {
 _PROMPT = "What is the weather in Paris?"
 
 
-def request_body(wire: str, *, stream: bool = True) -> dict:
-    """A minimal request of `wire` (the server answers whatever is asked)."""
+def request_body(wire: str, *, stream: bool = True, request: dict | None = None) -> dict:
+    """A request of `wire` asking what `request` (a `wires.case_request`) says; a minimal
+    one without it."""
+    request = request or {}
+    tools = request.get("tools", [])
     if wire == "openai-responses":
-        return {"model": "mcs", "input": _PROMPT, "stream": stream}
-    body: dict[str, Any] = {"model": "mcs", "stream": stream,
-                            "messages": [{"role": "user", "content": _PROMPT}]}
+        body: dict[str, Any] = {"model": "mcs", "input": _PROMPT, "stream": stream}
+        tools = [{"type": "function", **tool} for tool in tools]
+    else:
+        body = {"model": "mcs", "stream": stream,
+                "messages": [{"role": "user", "content": _PROMPT}]}
+    if wire in ("openai-chat", "ollama-chat"):
+        tools = [{"type": "function", "function": tool} for tool in tools]
     if wire == "anthropic-messages":
-        body["max_tokens"] = 1024
+        body["max_tokens"] = 4096
+        tools = [{"name": tool["name"], "description": tool["description"],
+                  "input_schema": tool["parameters"]} for tool in tools]
+        if "thinking" in request:
+            body["thinking"] = {"type": "enabled", **request["thinking"]}
+    if tools:
+        body["tools"] = tools
+    if "n" in request:
+        body["n"] = request["n"]
+    if request.get("include_usage"):
+        body["stream_options"] = {"include_usage": True}
     return body
 
 
@@ -54,25 +73,29 @@ def provider_message(raw: bytes) -> str:
     return str(error if error is not None else body)
 
 
-def open_stream(base_url: str, wire: str, *, timeout: float = 30.0
+def open_stream(base_url: str, wire: str, *, timeout: float = 30.0, request: dict | None = None
                 ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
-    """POST a streaming request of `wire` below `base_url`; the connection and its response
-    (the caller reads the body and closes the connection)."""
+    """POST a streaming request of `wire` below `base_url`, asking what `request` says; the
+    connection and its response (the caller reads the body and closes the connection)."""
     url = urlsplit(base_url)
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-mcs"}
+    if request and request.get("betas"):
+        headers["anthropic-beta"] = ",".join(request["betas"])
     connection.request("POST", url.path.rstrip("/") + "/" + PATHS[wire],
-                       json.dumps(request_body(wire)).encode("utf-8"),
-                       {"Content-Type": "application/json", "Authorization": "Bearer sk-mcs"})
+                       json.dumps(request_body(wire, request=request)).encode("utf-8"), headers)
     return connection, connection.getresponse()
 
 
-def reference_client(base_url: str, wire: str, *, timeout: float = 30.0) -> dict:
-    """Stream one response from `base_url` on `wire` and return its outcome."""
+def reference_client(base_url: str, wire: str, request: dict | None = None, *,
+                     timeout: float = 30.0) -> dict:
+    """Stream one response from `base_url` on `wire`, asking what `request` says, and
+    return its outcome."""
     if wire not in PATHS:
         return error_outcome(f"ValueError: the reference client knows no wire {wire!r}")
     connection = None
     try:
-        connection, response = open_stream(base_url, wire, timeout=timeout)
+        connection, response = open_stream(base_url, wire, timeout=timeout, request=request)
         if response.status >= 400:
             return error_outcome(f"HTTP {response.status}: {provider_message(response.read())}")
         return _consume(response, wire)

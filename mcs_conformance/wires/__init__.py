@@ -1,8 +1,10 @@
 """Wires: the Hypothesis generators of native messages and their streams, one per format.
 
 Owns the wire registry, each built-in wire, the real-server quirks they draw (and the server
-profiles that draw one server's quirks often), the provider errors they can end in, how a
-wire's chunks are framed as an HTTP body, and the hand-made shapes (text rewritten into a message, calls written as text, prose that writes none,
+profiles that draw one server's quirks often), the request each drawn case needs (the
+features a client declares, the check of its HTTP request), the provider errors they can
+end in, how a wire's chunks are framed as an HTTP body, and the hand-made shapes (text
+rewritten into a message, calls written as text, prose that writes none,
 malformed calls) that the clauses and the client cases build on. Wires are generators, never
 "strategies": extraction strategies are the format experts under test.
 
@@ -24,6 +26,10 @@ from mcs_conformance.wires._profiles import (body_quirk_sets, parse_server, SERV
                                              ServerProfile)
 from mcs_conformance.wires._quirks import (allowed_quirks, BODY, OftenQuirks, parse_quirks,
                                            quirk_names, QUIRKS, without_quirks)
+from mcs_conformance.wires._requests import (case_request, drawable_quirks, FEATURES,
+                                             features_of, PROGRAMMATIC_BETA, QUIRK_FEATURES,
+                                             request_mismatch, Requestable, shape_options,
+                                             tool_definition)
 from mcs_conformance.wires._registry import (BUILT_IN, case_of, chunkings, get_wire, NATIVE_WIRES,
                                              reference_strategy, wire_for_strategy, wire_names)
 
@@ -39,6 +45,9 @@ __all__ = [
     # server profiles: one real server's quirks, each drawn often
     "SERVER_PROFILES", "OftenQuirks", "ServerProfile", "body_quirk_sets", "parse_server",
     "without_quirks",
+    # the request a case needs: features a client declares, what it is told, the check
+    "FEATURES", "PROGRAMMATIC_BETA", "QUIRK_FEATURES", "Requestable", "case_request",
+    "drawable_quirks", "features_of", "request_mismatch", "shape_options", "tool_definition",
     # a wire's chunks as an HTTP body
     "BODY_QUIRKS_OF", "content_type", "frame_body", "json_text",
     # hand-made shapes

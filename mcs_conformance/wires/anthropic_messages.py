@@ -145,13 +145,15 @@ def _tool_uses(draw: Callable, programmatic: bool) -> dict:
 
 
 @lru_cache(maxsize=64)
-def _lists(min_calls: int, max_calls: int, stream: tuple | None, quirks: frozenset) -> tuple:
+def _lists(min_calls: int, max_calls: int, stream: tuple | None, quirks: frozenset,
+           thinking: bool = True) -> tuple:
     """The list generators of `_content`, built once per option set (building is costly).
 
-    `stream` is `(max_cuts, quirks)` when the blocks' events are drawn too."""
+    `stream` is `(max_cuts, quirks)` when the blocks' events are drawn too; `thinking`
+    False draws no thinking block (a request without thinking enabled gets none)."""
     programmatic = "whole-input-at-start" in quirks
     return (
-        st.lists(_placed("thinking", stream), max_size=2),
+        st.lists(_placed("thinking", stream), max_size=2 if thinking else 0),
         st.lists(_placed("text", stream), max_size=3),
         st.lists(_placed("tool_use", stream, programmatic), min_size=min_calls,
                  max_size=max_calls, unique_by=lambda placed: placed[0][0][0]["id"]),
@@ -162,10 +164,10 @@ def _lists(min_calls: int, max_calls: int, stream: tuple | None, quirks: frozens
 @built_once
 @st.composite
 def _content(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None,
-             quirks: frozenset = QUIRKS) -> tuple:
+             quirks: frozenset = QUIRKS, thinking: bool = True) -> tuple:
     check_options(min_calls, max_calls)
     tape = _MESSAGE_TAPES(draw)
-    thinking, texts, calls, servers = _lists(min_calls, max_calls, stream, quirks)
+    thinking, texts, calls, servers = _lists(min_calls, max_calls, stream, quirks, thinking)
     placed = [(pair, place) for pairs, place in draw(calls) + draw(servers) for pair in pairs]
     thought = [pair for pairs, _ in draw(thinking) for pair in pairs]
     written = [pair for pairs, _ in draw(texts) for pair in pairs]
@@ -223,9 +225,11 @@ def _envelope(draw: Callable, tape: Tape, content: list) -> dict:
     return message
 
 
-def messages(*, min_calls: int = 0, max_calls: int = 3) -> st.SearchStrategy[dict]:
-    """Native `Message`s as `stream=false` returns them, with 0..n `tool_use` blocks."""
-    return _content(min_calls, max_calls, None).map(lambda pair: pair[0])
+def messages(*, min_calls: int = 0, max_calls: int = 3,
+             thinking: bool = True) -> st.SearchStrategy[dict]:
+    """Native `Message`s as `stream=false` returns them, with 0..n `tool_use` blocks (and
+    no thinking block when `thinking` is False)."""
+    return _content(min_calls, max_calls, None, QUIRKS, thinking).map(lambda pair: pair[0])
 
 
 _CALL_KINDS = ("tool_use", "server_tool_use")
@@ -473,14 +477,15 @@ def _error_case(draw: Callable, message: dict, chunks: list) -> Case:
 
 @st.composite
 def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
-          pings: bool = True, quirks: Any = None, errors: bool = False) -> Case:
+          pings: bool = True, quirks: Any = None, errors: bool = False,
+          thinking: bool = True) -> Case:
     """Generated streams with the truth about them; with `errors`, each ends in an `error`
     event after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed."""
     allowed = _allowed(quirks)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so a decision drawn late came out absent on some seeds.
     tape = _STREAM_TAPES(draw)
-    message, streams = draw(_content(min_calls, max_calls, (max_cuts, allowed), allowed))
+    message, streams = draw(_content(min_calls, max_calls, (max_cuts, allowed), allowed, thinking))
     cut = maybe(tape, allowed, CUT, odds=10) and _cuttable(message, streams)
     if cut:
         message, streams = _cut(message, streams, tape)
@@ -493,4 +498,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 def make_wire(**options: Any) -> Wire:
     """The Anthropic Messages wire; `options` become defaults of `messages` and `cases`."""
     return native_wire(NAME, messages, cases, options,
-                       NATIVE_OPTIONS | {"pings", "quirks", "errors"})
+                       NATIVE_OPTIONS | {"pings", "quirks", "errors", "thinking"})

@@ -2,13 +2,26 @@
 
 import anthropic
 
-from _protocol import call, outcome, serve
+from _protocol import call, outcome, serve, tools_of
+
+# `thinking` is a parameter of `messages.stream()`; betas go through `client.beta.messages`.
+FEATURES = {"anthropic-messages": ["thinking", "programmatic_tool_calling"]}
 
 
-def run(base_url, wire):
+def run(base_url, wire, request):
     client = anthropic.Anthropic(api_key="sk-mcs", base_url=base_url, max_retries=0)
-    with client.messages.stream(model="claude-sonnet-4-5", max_tokens=1024, messages=[
-            {"role": "user", "content": "What is the weather in Paris?"}]) as stream:
+    options = {}
+    tools = [{"name": name, "description": description, "input_schema": parameters}
+             for name, description, parameters in tools_of(request)]
+    if tools:
+        options["tools"] = tools
+    if "thinking" in request:
+        options["thinking"] = {"type": "enabled", "budget_tokens": request["thinking"]["budget_tokens"]}
+    messages = client.messages
+    if request.get("betas"):
+        messages, options["betas"] = client.beta.messages, request["betas"]
+    with messages.stream(model="claude-sonnet-4-5", max_tokens=4096, messages=[
+            {"role": "user", "content": "What is the weather in Paris?"}], **options) as stream:
         for _ in stream:
             pass
         message = stream.get_final_message()
@@ -19,4 +32,4 @@ def run(base_url, wire):
 
 
 if __name__ == "__main__":
-    serve(__file__, run)
+    serve(__file__, run, FEATURES)

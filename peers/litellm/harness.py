@@ -6,18 +6,32 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # offline: no cost-map download
 import litellm
 
-from _protocol import call, outcome, serve
+from _protocol import call, chat_options, outcome, serve
+
+# `completion()`'s documented parameters: `n` and `stream_options` (OpenAI's), `thinking`
+# (Anthropic's, which litellm passes through).
+FEATURES = {"openai-chat": ["n", "include_usage"], "anthropic-messages": ["thinking"]}
 
 MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
 
 
-def run(base_url, wire):
+def options_of(request):
+    """The told tools (OpenAI's format, which litellm translates) and options as keywords."""
+    options = chat_options(request)
+    if "thinking" in request:
+        options["thinking"] = {"type": "enabled", "budget_tokens": request["thinking"]["budget_tokens"]}
+        options["max_tokens"] = 4096
+    return options
+
+
+def run(base_url, wire, request):
     if wire == "openai-chat":
         model, api_base = "openai/gpt-4o", base_url.rstrip("/") + "/v1"
     else:
         model, api_base = "anthropic/claude-sonnet-4-5", base_url.rstrip("/")
     chunks = list(litellm.completion(model=model, messages=MESSAGES, api_base=api_base,
-                                     api_key="sk-mcs", stream=True, max_retries=0))
+                                     api_key="sk-mcs", stream=True, max_retries=0,
+                                     **options_of(request)))
     response = litellm.stream_chunk_builder(chunks, messages=MESSAGES)
     if response is None:
         return outcome()
@@ -30,4 +44,4 @@ def run(base_url, wire):
 
 
 if __name__ == "__main__":
-    serve(__file__, run)
+    serve(__file__, run, FEATURES)

@@ -2,17 +2,39 @@
 kept, its calls read with `get_tool_calls_from_response()`."""
 
 from llama_index.core.llms import ChatMessage
+from llama_index.core.tools import FunctionTool
 from llama_index.llms.openai import OpenAI
+from pydantic import ConfigDict, create_model
 
-from _protocol import call, outcome, serve
+from _protocol import call, outcome, serve, tools_of
 
 
-def run(base_url, wire):
+# include_usage through `additional_kwargs`; not `n`: `stream_chat` reads `choices[0]` of
+# each chunk, whatever choice it is, so its users cannot stream several.
+FEATURES = {"openai-chat": ["include_usage"]}
+
+
+def function_tool(name, description):
+    """A tool of the told name whose schema takes any arguments (a model allowing extra
+    keys); the harness reads calls, it runs none."""
+    arguments = create_model("Arguments", __config__=ConfigDict(extra="allow"))
+    return FunctionTool.from_defaults(fn=lambda **kwargs: None, name=name,
+                                      description=description, fn_schema=arguments)
+
+
+def run(base_url, wire, request):
+    # `additional_kwargs` is where its users pass OpenAI parameters the class has no field
+    # for; it drops `stream_options` itself from requests that do not stream.
+    extra = {"stream_options": {"include_usage": True}} if request.get("include_usage") else {}
     llm = OpenAI(model="gpt-4o", api_key="sk-mcs", api_base=base_url.rstrip("/") + "/v1",
-                 max_retries=0)
+                 max_retries=0, additional_kwargs=extra)
     last = None
-    for last in llm.stream_chat([ChatMessage(role="user",
-                                             content="What is the weather in Paris?")]):
+    tools = [function_tool(name, description) for name, description, _ in tools_of(request)]
+    prompt = ChatMessage(role="user", content="What is the weather in Paris?")
+    stream = (llm.stream_chat_with_tools(tools, chat_history=[prompt], allow_parallel_tool_calls=True)
+              if tools
+              else llm.stream_chat([prompt]))
+    for last in stream:
         pass
     if last is None:
         return outcome()
@@ -22,4 +44,4 @@ def run(base_url, wire):
 
 
 if __name__ == "__main__":
-    serve(__file__, run)
+    serve(__file__, run, FEATURES)

@@ -6,5 +6,9 @@ from mcs_conformance.clients.reference_client import reference_client
 
 from _protocol import serve
 
+# The reference writes its request body itself: it can ask for anything.
+FEATURES = {"openai-chat": ["n", "include_usage"],
+            "anthropic-messages": ["thinking", "programmatic_tool_calling"]}
+
 if __name__ == "__main__":
-    serve(__file__, reference_client)
+    serve(__file__, reference_client, FEATURES)

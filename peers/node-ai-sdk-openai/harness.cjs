@@ -9,9 +9,12 @@ const {streamOutcome, versionOf} = require('../node-ai-sdk.cjs');
 
 const {createOpenAI} = requirePeer(__dirname, '@ai-sdk/openai');
 
-serve(__dirname, () => versionOf(__dirname, '@ai-sdk/openai'), (wire, baseUrl) => {
+// The chat model always asks for the usage chunk; `streamText` has no `n`.
+const FEATURES = {'openai-chat': ['include_usage']};
+
+serve(__dirname, () => versionOf(__dirname, '@ai-sdk/openai'), (wire, baseUrl, request) => {
   const provider = createOpenAI({baseURL: joinUrl(baseUrl, 'v1'), apiKey: 'sk-mcs'});
   const model = wire === 'openai-chat' ? provider.chat('mcs-model')
     : provider.responses('mcs-model');
-  return streamOutcome(__dirname, model);
-});
+  return streamOutcome(__dirname, model, request);
+}, {features: FEATURES});

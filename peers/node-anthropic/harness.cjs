@@ -7,16 +7,28 @@ const {serve, plain, requirePeer} = require('../node-protocol.cjs');
 
 const Anthropic = requirePeer(__dirname, '@anthropic-ai/sdk');
 
-// A tool declared so that the request allows tool use; the stream helper does not check
-// the names the model calls against it.
-const TOOL = {name: 'mcs_tool', input_schema: {type: 'object', properties: {}}};
+// `thinking` is a parameter of `messages.stream()`; betas go through `client.beta.messages`.
+const FEATURES = {'anthropic-messages': ['thinking', 'programmatic_tool_calling']};
 
-async function messages(baseUrl) {
+async function messages(baseUrl, request) {
   // maxRetries 0: a retried request would fetch the same served body again.
   const client = new Anthropic({baseURL: baseUrl.replace(/\/+$/, ''), apiKey: 'sk-mcs',
     maxRetries: 0});
-  const stream = client.messages.stream({
-    model: 'mcs-model', max_tokens: 1024, tools: [TOOL],
+  const options = {};
+  if (request.tools.length) {
+    options.tools = request.tools.map(({name, description, parameters}) =>
+      ({name, description, input_schema: parameters}));
+  }
+  if (request.thinking) {
+    options.thinking = {type: 'enabled', budget_tokens: request.thinking.budget_tokens};
+  }
+  let api = client.messages;
+  if (request.betas && request.betas.length) {
+    api = client.beta.messages;
+    options.betas = request.betas;
+  }
+  const stream = api.stream({
+    model: 'mcs-model', max_tokens: 4096, ...options,
     messages: [{role: 'user', content: 'Call the tool.'}],
   });
   const message = await stream.finalMessage();
@@ -31,4 +43,5 @@ async function messages(baseUrl) {
   return {calls, text, message: plain(native), error: null};
 }
 
-serve(__dirname, '@anthropic-ai/sdk', (wire, baseUrl) => messages(baseUrl));
+serve(__dirname, '@anthropic-ai/sdk', (wire, baseUrl, request) => messages(baseUrl, request),
+  {features: FEATURES});

@@ -11,12 +11,20 @@ const {serve, argumentsOf, joinUrl, plain, requirePeer} = require('../node-proto
 const OpenAI = requirePeer(__dirname, 'openai');
 
 const PROMPT = 'Call the tool.';
-// A tool declared so that the request allows tool calls; the helpers do not check the
-// names the model calls against it (they only auto-parse tools marked strict).
-const CHAT_TOOL = {type: 'function',
-  function: {name: 'mcs_tool', parameters: {type: 'object', properties: {}}}};
-const RESPONSES_TOOL = {type: 'function', name: 'mcs_tool', strict: false,
-  parameters: {type: 'object', properties: {}}};
+// `n` and `stream_options` are parameters of `chat.completions.stream()`.
+const FEATURES = {'openai-chat': ['n', 'include_usage']};
+
+/** The told tools and options as `chat.completions.stream()` parameters. */
+function chatOptions(request) {
+  const options = {};
+  if (request.tools.length) {
+    options.tools = request.tools.map(({name, description, parameters}) =>
+      ({type: 'function', function: {name, description, parameters}}));
+  }
+  if (request.n !== undefined) options.n = request.n;
+  if (request.include_usage) options.stream_options = {include_usage: true};
+  return options;
+}
 
 function client(baseUrl) {
   // maxRetries 0: a retried request would fetch the same served body again.
@@ -37,9 +45,9 @@ function chatMessage(message) {
   return plain(rest);
 }
 
-async function chat(baseUrl) {
+async function chat(baseUrl, request) {
   const stream = client(baseUrl).chat.completions.stream({
-    model: 'mcs-model', messages: [{role: 'user', content: PROMPT}], tools: [CHAT_TOOL],
+    model: 'mcs-model', messages: [{role: 'user', content: PROMPT}], ...chatOptions(request),
   });
   const completion = await stream.finalChatCompletion();
   const message = completion.choices[0].message;
@@ -90,9 +98,11 @@ function responseMessage(response) {
   return plain(rest);
 }
 
-async function responses(baseUrl) {
+async function responses(baseUrl, request) {
+  const tools = request.tools.map(({name, description, parameters}) =>
+    ({type: 'function', name, description, parameters, strict: false}));
   const stream = client(baseUrl).responses.stream({
-    model: 'mcs-model', input: PROMPT, tools: [RESPONSES_TOOL],
+    model: 'mcs-model', input: PROMPT, ...(tools.length ? {tools} : {}),
   });
   const response = await stream.finalResponse();
   const output = response.output || [];
@@ -102,4 +112,6 @@ async function responses(baseUrl) {
   return {calls: responsesCalls(output), text, message: responseMessage(response), error: null};
 }
 
-serve(__dirname, 'openai', (wire, baseUrl) => (wire === 'openai-chat' ? chat : responses)(baseUrl));
+serve(__dirname, 'openai',
+  (wire, baseUrl, request) => (wire === 'openai-chat' ? chat : responses)(baseUrl, request),
+  {features: FEATURES});

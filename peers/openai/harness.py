@@ -3,7 +3,10 @@
 
 import openai
 
-from _protocol import call, outcome, serve
+from _protocol import call, chat_options, outcome, serve, tools_of
+
+# What the SDK's documented parameters ask: `n` and `stream_options` on Chat Completions.
+FEATURES = {"openai-chat": ["n", "include_usage"]}
 
 # Keys the SDK's parse helpers add to its final objects; no server sends them.
 SDK_ONLY = ("parsed", "parsed_arguments")
@@ -19,9 +22,10 @@ def without_sdk_keys(value):
     return value
 
 
-def chat(client):
+def chat(client, request):
     with client.chat.completions.stream(model="gpt-4o", messages=[
-            {"role": "user", "content": "What is the weather in Paris?"}]) as stream:
+            {"role": "user", "content": "What is the weather in Paris?"}],
+            **chat_options(request)) as stream:
         for _ in stream:
             pass
         completion = stream.get_final_completion()
@@ -43,8 +47,12 @@ def item_call(item):
     return call(kind, payload, item["call_id"])
 
 
-def responses(client):
-    with client.responses.stream(model="gpt-4o", input="What is the weather in Paris?") as stream:
+def responses(client, request):
+    tools = [{"type": "function", "name": name, "description": description,
+              "parameters": parameters, "strict": False}
+             for name, description, parameters in tools_of(request)]
+    with client.responses.stream(model="gpt-4o", input="What is the weather in Paris?",
+                                 **({"tools": tools} if tools else {})) as stream:
         for _ in stream:
             pass
         response = stream.get_final_response()
@@ -56,10 +64,10 @@ def responses(client):
     return outcome(calls, response.output_text, dumped)
 
 
-def run(base_url, wire):
+def run(base_url, wire, request):
     client = openai.OpenAI(api_key="sk-mcs", base_url=base_url.rstrip("/") + "/v1", max_retries=0)
-    return chat(client) if wire == "openai-chat" else responses(client)
+    return chat(client, request) if wire == "openai-chat" else responses(client, request)
 
 
 if __name__ == "__main__":
-    serve(__file__, run)
+    serve(__file__, run, FEATURES)

@@ -3,6 +3,8 @@ OpenAI chat model or its Anthropic model, the events consumed, then the final
 `ModelResponse` (`stream.response`)."""
 
 from pydantic_ai import ModelRequest
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.direct import model_request_stream_sync
 from pydantic_ai.messages import TextPart, ToolCallPart
 from pydantic_ai.models.anthropic import AnthropicModel
@@ -10,7 +12,26 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from _protocol import call, outcome, serve
+from _protocol import call, outcome, serve, tools_of
+
+# Pydantic AI's OpenAI chat model has no `n` setting and always asks for the usage chunk;
+# its Anthropic model takes `anthropic_thinking`.
+FEATURES = {"openai-chat": ["include_usage"], "anthropic-messages": ["thinking"]}
+
+
+def parameters_of(request):
+    """The told tools as Pydantic AI's tool definitions."""
+    tools = [ToolDefinition(name=name, description=description, parameters_json_schema=parameters)
+             for name, description, parameters in tools_of(request)]
+    return ModelRequestParameters(function_tools=tools)
+
+
+def settings_of(request):
+    if "thinking" in request:
+        return {"anthropic_thinking": {"type": "enabled",
+                                       "budget_tokens": request["thinking"]["budget_tokens"]},
+                "max_tokens": 4096}
+    return None
 
 
 def model_for(base_url, wire):
@@ -30,9 +51,11 @@ def arguments_of(part):
         return part.args
 
 
-def run(base_url, wire):
+def run(base_url, wire, request):
     messages = [ModelRequest.user_text_prompt("What is the weather in Paris?")]
-    with model_request_stream_sync(model_for(base_url, wire), messages) as stream:
+    with model_request_stream_sync(model_for(base_url, wire), messages,
+                                   model_settings=settings_of(request),
+                                   model_request_parameters=parameters_of(request)) as stream:
         for _ in stream:
             pass
         response = stream.response
@@ -43,4 +66,4 @@ def run(base_url, wire):
 
 
 if __name__ == "__main__":
-    serve(__file__, run)
+    serve(__file__, run, FEATURES)

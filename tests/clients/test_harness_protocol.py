@@ -1,4 +1,5 @@
-"""Protocol v1 as the kit speaks it, against tiny fake harnesses written by the test.
+"""Protocol v1 as the kit speaks it, against tiny fake v1 harnesses written by the test
+(an unchanged v1 harness keeps working; v2 is in test_harness_v2.py).
 
 Each fake is one Python script whose behaviour is picked by its first argument; its ready
 reply carries its pid as the implementation's version, so a test can tell a restarted
@@ -31,7 +32,7 @@ FAKE = textwrap.dedent('''
         if msg["cmd"] == "start":
             if mode == "silent":
                 continue
-            version = 2 if mode == "future" else 1
+            version = 3 if mode == "future" else 1
             say({"ready": True, "version": version, "implementation": {
                 "name": "fake-" + mode, "language": "python", "version": str(os.getpid()),
                 "homepage": "", "wires": ["openai-chat"]}})
@@ -215,14 +216,14 @@ def test_every_error_is_one_line_and_a_harness_error():
     assert issubclass(HarnessStartError, HarnessError) and issubclass(HarnessCaseError, HarnessError)
 
 
-def test_the_kits_lines_and_a_good_reply_fit_the_schemas():
-    assert schema_errors({"cmd": "start", "version": 1}, "start") == []
-    assert schema_errors({"cmd": "stop"}, "stop") == []
-    assert schema_errors({"cmd": "run", "seq": 1, "wire": "openai-chat", "base_url": URL.format(1)}, "run") == []
-    assert schema_errors({"cmd": "run", "seq": 0, "wire": "openai-chat", "base_url": "x"}, "run") == [
+def test_the_kits_lines_and_a_good_reply_fit_the_v1_schemas():
+    assert schema_errors({"cmd": "start", "version": 1}, "start", 1) == []
+    assert schema_errors({"cmd": "stop"}, "stop", 1) == []
+    assert schema_errors({"cmd": "run", "seq": 1, "wire": "openai-chat", "base_url": URL.format(1)}, "run", 1) == []
+    assert schema_errors({"cmd": "run", "seq": 0, "wire": "openai-chat", "base_url": "x"}, "run", 1) == [
         "seq: 0 is less than the minimum of 1", "base_url: 'x' does not match '^https?://'"]
     assert schema_errors({"seq": 1, "outcome": {"calls": [], "text": "", "message": None, "error": None},
-                          "extra": 1}, "result") == [
+                          "extra": 1}, "result", 1) == [
         "<root>: Additional properties are not allowed ('extra' was unexpected)"]
 
 
