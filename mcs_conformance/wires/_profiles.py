@@ -20,7 +20,7 @@ __all__ = ["SERVER_PROFILES", "ServerProfile", "body_quirk_sets", "misplaced_qui
            "parse_server"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ServerProfile:
     """A real server: its stable `name`, the `wire` it speaks, the `quirks` it sends (its
     wire's and the byte-level ones of its body) and what it is, in one line."""
@@ -29,6 +29,10 @@ class ServerProfile:
     wire: str
     quirks: frozenset
     description: str
+
+    def __repr__(self) -> str:  # the quirks sorted: the same text on every run (docs/api.md)
+        return (f"ServerProfile(name={self.name!r}, wire={self.wire!r}, "
+                f"quirks={sorted(self.quirks)!r}, description={self.description!r})")
 
     @property
     def selection(self) -> OftenQuirks:
