@@ -69,9 +69,18 @@ def probe(peer: Peer, wire: str) -> tuple[dict, bool | None]:
         client.close()
 
 
+#: What a run against one server profile checks: the clauses the stream's shape decides. The
+#: run of the provider's own shape checks every client clause (errors, cuts, HTTP errors).
+SHAPE_CLAUSES = ("client.calls", "client.text", "client.message", "client.byte-cuts")
+
+
 def mode_options(mode: str) -> list[str]:
-    """certify's options for a mode: the provider's own shape, or one server profile."""
-    return ["--quirks", "none"] if mode == "none" else ["--server", mode]
+    """certify's options for a mode: the provider's own shape (every clause), or one server
+    profile (the shape clauses)."""
+    if mode == "none":
+        return ["--quirks", "none"]
+    return ["--server", mode, *(option for clause in SHAPE_CLAUSES
+                                for option in ("--clause", clause))]
 
 
 def certify(peer: Peer, wire: str, quirks: str, *, profile: str, seed: int, out: Path,

@@ -40,11 +40,12 @@ and speaks the kit's harness protocol{protocol} to `mcs-conformance certify
 express (`n`, `stream_options.include_usage`, tools, thinking, betas): the kit serves only
 streams that the library's request could have elicited, and checks the request it gets.
 
-Each wire is certified once with the provider's own current stream shape (`--quirks
-none`) and once per **server profile** (`--server NAME`: one real server's quirks, each
-drawn often, no other; see [quirks](quirks.md#server-profiles)). The compatibility grid
-answers "will this library work with that server?"; the clause matrix under it shows which
-contract fails. `n/a` means the library exposes nothing to judge (no native message):
+Each wire is certified with the provider's own current stream shape (`--quirks none`),
+on every client clause, and once per **server profile** (`--server NAME`: one real
+server's quirks, each drawn often, no other; see [quirks](quirks.md#server-profiles)), on
+the clauses a stream's shape decides: `calls`, `text`, `message` and `byte-cuts`. The
+compatibility grid answers "will this library work with that server?"; the clause matrix
+under it shows which contract fails. `n/a` means the library exposes nothing to judge (no native message):
 never a pass.
 
 Every failure carries a [severity](clauses.md#severities). A ✗ is a bug a maintainer can
