@@ -20,7 +20,7 @@ from mcs_conformance.clauses._registry import (clause, Clause, ClauseFailure, Cl
 from mcs_conformance.clauses._runner import check_each
 from mcs_conformance.clients import (error_streams, http_errors, malformed_streams, prose_streams,
                                      Served, streams, truncated_streams, truth_calls)
-from mcs_conformance.wires import NATIVE_WIRES
+from mcs_conformance.wires import NATIVE_WIRES, case_request
 
 CLIENT = "client"
 NO_MESSAGE = ("n/a: the client exposes no native message (message is null on every case that "
@@ -39,6 +39,8 @@ def _quirks(served: Served) -> str:
 def _evidence(served: Served, outcome: dict | None = None, **more: Any) -> dict:
     record = served.record()
     record["quirks"] = sorted(served.quirks)
+    if served.case is not None:  # what a v2 client was told to ask for: a replay asks the same
+        record["request"] = case_request(served.case)
     if outcome is not None:
         record["outcome"] = outcome
     record.update(more)
@@ -124,15 +126,18 @@ def _as_complete(served: Served, outcome: dict) -> bool:
             and outcome["text"] == served.case.text)
 
 
-def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
+def _calls_difference(expected: list[dict], got: list[dict],
+                      malformed: frozenset = frozenset()) -> str | None:
     """How the outcome's calls differ from the truth; an id is compared only where the
-    stream carries one, numbers as JSON numbers (by value as IEEE doubles)."""
+    stream carries one, numbers as JSON numbers (by value as IEEE doubles). The arguments
+    of the calls at the `malformed` positions (not a JSON object) are client.malformed's to
+    judge: one cause, one clause."""
     if len(got) != len(expected):
         return (f"{len(got)} call(s) {show([c['name'] for c in got])}, expected {len(expected)} "
                 f"{show([c['name'] for c in expected])}")
     for index, (call, want) in enumerate(zip(got, expected)):
         for key in ("name", "arguments", "id"):
-            if key == "id" and want["id"] is None:
+            if key == "id" and want["id"] is None or key == "arguments" and index in malformed:
                 continue
             if first_difference(want[key], call[key], json_numbers=True) is not None:
                 return f"call {index} {key} is {show(call[key])}, expected {show(want[key])}"
@@ -144,7 +149,8 @@ def _calls_difference(expected: list[dict], got: list[dict]) -> str | None:
     "client.calls",
     level="MUST",
     meaning="The calls a client reports (name, arguments, id, order) equal the stream=false "
-            "message's, whatever the event chunking, the byte cuts and the server's quirks.",
+            "message's, whatever the event chunking, the byte cuts and the server's quirks "
+            "(arguments that are not a JSON object are client.malformed's to judge).",
     failure_means="Through this library, the application runs the wrong tool, with wrong or "
                   "partial arguments, or answers a call id the provider never sent.",
     typical_bug="Fragments merged by id instead of index; the last fragment dropped; a call "
@@ -160,7 +166,8 @@ def calls(subject: ClientSubject) -> None:
         if outcome["error"] is not None and any(call.error for call in truth):
             return  # a malformed call reported as an error: client.malformed judges it
         _completed(calls, served, outcome)
-        found = _calls_difference(truth_calls(truth), outcome["calls"])
+        bad = frozenset(index for index, call in enumerate(truth) if call.error)
+        found = _calls_difference(truth_calls(truth), outcome["calls"], bad)
         if found:
             raise _fail(calls, SILENT_LOSS, f"the client reported {found}", served, outcome)
 
@@ -209,6 +216,22 @@ def _nulls_as_absent(expected: Any, got: Any) -> tuple[Any, Any]:
     return expected, got
 
 
+def _without_malformed(value: Any, ids: frozenset) -> Any:
+    """`value` without the arguments (`input`, `arguments`) of the calls whose id is in
+    `ids`: arguments that are not a JSON object are client.malformed's to judge."""
+    if isinstance(value, dict):
+        if value.get("id") in ids or value.get("call_id") in ids:
+            value = {k: v for k, v in value.items() if k not in ("input", "arguments")}
+            if isinstance(value.get("function"), dict):  # OpenAI Chat: function.arguments
+                value["function"] = {k: v for k, v in value["function"].items()
+                                     if k != "arguments"}
+            return value
+        return {k: _without_malformed(v, ids) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_malformed(item, ids) for item in value]
+    return value
+
+
 def _without_empties(value: Any) -> Any:
     """`value` with every object key whose value is null or `[]` left out: what tells a
     difference of representation (`null`, `[]` or an absent key) from one of content."""
@@ -253,11 +276,13 @@ def message(subject: ClientSubject) -> None:
                         "then hides the one it assembled", served, outcome)
         if not has:
             return
-        found = first_difference(*_nulls_as_absent(served.case.message, outcome["message"]),
-                                 json_numbers=True)
+        ids = frozenset(call.id for call in served.case.calls if call.error and call.id)
+        expected, got = (_without_malformed(m, ids) for m in (served.case.message,
+                                                                outcome["message"]))
+        found = first_difference(*_nulls_as_absent(expected, got), json_numbers=True)
         if found:
-            same = first_difference(_without_empties(served.case.message),
-                                    _without_empties(outcome["message"]), json_numbers=True)
+            same = first_difference(_without_empties(expected), _without_empties(got),
+                                    json_numbers=True)
             raise _fail(message, FIDELITY if same is None else SILENT_LOSS,
                         f"the client's message differs from stream=false: {found}",
                         served, outcome)

@@ -91,7 +91,7 @@ def confirm(command: str, clause: str, evidence: dict, *, timeout: float = 120.0
             def run(answer: Served) -> dict:
                 url = server.add(answer)
                 try:
-                    return comparable(client(url, served.wire))
+                    return comparable(client(url, served.wire, evidence.get("request")))
                 finally:
                     server.discard(url)
 
@@ -126,6 +126,7 @@ def save(root: Path, *, peer: str, version: str, clause: str, quirks_mode: str,
                "cuts": [len(piece) for piece in served.pieces],
                "outcome": evidence.get("outcome"),
                "whole_outcome": evidence.get("whole_outcome"), "reason": reason,
+               "request": evidence.get("request"),
                "severity": severity}
     why = f"an HTTP {served.status} answer is not a stream" if served.status != 200 else None
     if why is None:
@@ -162,5 +163,6 @@ def evidence_of_entry(stream: Path) -> tuple[str, dict]:
         start += size
     evidence = {"wire": finding["wire"], "status": finding["status"], "pieces": pieces,
                 "complete": finding["complete"], "quirks": finding["quirks"],
-                "outcome": finding["outcome"], "whole_outcome": finding["whole_outcome"]}
+                "outcome": finding["outcome"], "whole_outcome": finding["whole_outcome"],
+                "request": finding.get("request")}
     return finding["clause"], evidence

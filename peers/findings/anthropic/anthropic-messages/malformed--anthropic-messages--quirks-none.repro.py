@@ -1,8 +1,8 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
 anthropic 2.16.0 fails client.malformed on anthropic-messages (quirks: none).
 
-The kit's reason: the call 'get_weather' with arguments '{' was reported with arguments
-[{}], expected the raw string or an error (quirks: none (the provider's own shape))
+The kit's reason: the call 'x' with arguments '{' was reported with arguments [{}],
+expected the raw string or an error (quirks: none (the provider's own shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
     pip install anthropic==2.16.0
@@ -27,11 +27,11 @@ BODY = (Path(__file__).parent / "malformed--anthropic-messages--quirks-none.sse"
 WIRE = "anthropic-messages"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [776]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [769]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.malformed expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_NAME = 'get_weather'
+EXPECTED_NAME = 'x'
 EXPECTED_RAW = '{'
 
 
