@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
@@ -218,7 +219,12 @@ def main(argv: list[str] | None = None) -> int:
     by_name = {peer.name: peer for peer in peers}
     chosen = [by_name[name] for name in dict.fromkeys(args.only)] if args.only else peers
     if not args.page and not args.speed_only:
+        clock = time.perf_counter()
         rows = run_matrix(chosen, peers, rows, args)
+        cells = [row for row in rows if row["peer"] in {peer.name for peer in chosen}]
+        say(f"matrix: {len(cells)} cells in {(time.perf_counter() - clock) / 60:.1f} min "
+            f"(cell times summed: {sum(row['seconds'] for row in cells) / 60:.1f} min, "
+            f"{args.jobs} at a time)")
     if args.speed_only or (not args.page and not args.no_speed):
         add_speed(rows, [peer for peer in chosen if any(
             row["peer"] == peer.name and row.get("status", "run") == "run" for row in rows)])
