@@ -146,7 +146,7 @@ def save(root: Path, *, peer: str, version: str, clause: str, quirks_mode: str,
     (folder / (name + RAW)).write_bytes(served.body)
     (folder / (name + RAW_META)).write_text(json.dumps(finding, indent=1, ensure_ascii=False)
                                             + "\n", "utf-8")
-    note = f"kept as a raw body, replayed by `peers/run.py --confirm` only: {why}"
+    note = f"kept as a raw body, replayed by `peers/run.py --confirm` and its repro: {why}"
     return (folder / (name + RAW)).resolve().relative_to(REPO).as_posix(), note
 
 

@@ -63,7 +63,8 @@ again (`✗?` marks a failure that did not repeat). Its stream is kept in
 `peers/findings/<peer>/` as a corpus entry: `pytest --mcs-corpus=peers/findings/<peer>`
 replays it through the reference, and `python peers/run.py --confirm PATH` replays it
 through the peer's harness (an answer the corpus cannot read, such as an HTTP error or a
-body cut inside its first event, is kept as a raw `.body` for `--confirm` alone). The
+body cut inside its first event, is kept as a raw `.body`, which `--confirm` and its repro
+replay). The
 first row is the reference, `mcs_reference`, through the same raw-HTTP path as everyone
 else. Regenerate everything with `python peers/run.py`; it prints the time of each cell.
 
