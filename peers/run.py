@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="run only this peer (repeatable; they run in this order)")
     parser.add_argument("--profile", default="ci", help="the kit's profile (default: ci)")
+    parser.add_argument("--server-profile", metavar="P",
+                        help="the kit's profile for the server-profile runs (default: --profile)")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
     parser.add_argument("--jobs", type=int, default=2, help="certifications at once (default: 2)")
     parser.add_argument("--no-speed", action="store_true", help="skip the speed column")
@@ -73,11 +75,16 @@ def write_repros(names: list[str]) -> int:
     return 1 if problems else 0
 
 
+def _profile_of(mode: str, args) -> str:
+    """The kit's profile of a run: `--server-profile` for a server profile's, if given."""
+    return args.profile if mode == "none" else (args.server_profile or args.profile)
+
+
 def _cell_rows(peer: catalog.Peer, version: str, cell: certifying.Cell, args) -> dict:
     row = {"peer": peer.name, "version": version, "language": peer.language,
            "library": peer.library, "homepage": peer.homepage, "wire": cell.wire,
            "quirks": cell.quirks, "status": "run" if cell.problem is None else "could not run",
-           "problem": cell.problem, "profile": args.profile, "seed": args.seed,
+           "problem": cell.problem, "profile": _profile_of(cell.quirks, args), "seed": args.seed,
            "verdicts": cell.verdicts, "findings": [], "unconfirmed": [], "seconds": cell.seconds}
     causes: dict[str, int] = {}
     for clause, reason, evidence, severity in cell.failures:
@@ -123,7 +130,7 @@ def run_peer(peer: catalog.Peer, args, pool: ThreadPoolExecutor, work: Path) -> 
             out = work / f"{peer.name}-{wire}-{quirks}"
 
             def job(wire=wire, quirks=quirks, out=out, version=version, exposes=exposes):
-                cell = certifying.certify(peer, wire, quirks, profile=args.profile,
+                cell = certifying.certify(peer, wire, quirks, profile=_profile_of(quirks, args),
                                           seed=args.seed, out=out, exposes_message=exposes)
                 row = _cell_rows(peer, version, cell, args)
                 bad = [c for c, v in row["verdicts"].items() if v in ("failed", "errored")]
