@@ -279,6 +279,21 @@ def finding_lines(found: list[tuple[dict, dict]], notes: dict) -> list[str]:
             *(_run_line(r, f) for r, f in found), f"- Upstream: {status}.", "", paragraph, ""]
 
 
+def profiles_line(rows: list[dict]) -> str:
+    """Which Hypothesis profile of the kit the runs used (examples per clause), by peer."""
+    used: dict[tuple, list] = defaultdict(list)
+    for peer, peer_rows in _by_peer(rows).items():
+        own = {row.get("profile") for row in peer_rows if row["quirks"] == OWN} - {None}
+        servers = {row.get("profile") for row in peer_rows if row["quirks"] != OWN} - {None}
+        if own or servers:
+            used[(tuple(sorted(own)), tuple(sorted(servers)))].append(peer)
+    parts = [f"own shape at {'/'.join(f'`{p}`' for p in own) or '·'} and servers at "
+             f"{'/'.join(f'`{p}`' for p in servers) or '·'} for {', '.join(peers)}"
+             for (own, servers), peers in used.items()]
+    return ("The kit's Hypothesis profile of the runs (`ci`: 100 examples a clause, `dev`: "
+            "40): " + "; ".join(parts) + ".") if parts else ""
+
+
 def render(rows: list[dict], notes: dict, order: list[str]) -> str:
     """The whole page."""
     lines = ["# The peer matrix: streamed tool calls in the libraries people use", "",
@@ -301,8 +316,9 @@ def render(rows: list[dict], notes: dict, order: list[str]) -> str:
     lines.append("")
     lines += ["## Compatibility grid: library × server", "",
               "Each cell is the worst verdict of the library's run against that server's "
-              "streams (its profile's quirks, each drawn often), over every client clause; "
-              "\"own shape\" is the provider's own current stream.", ""]
+              "streams (its profile's quirks, each drawn often) over the shape clauses; "
+              "\"own shape\" is the provider's own current stream, over every client "
+              "clause. " + profiles_line(rows), ""]
     for wire in WIRES:
         lines += grid(wire, rows, order)
     lines += ["## Clause matrices", ""]
