@@ -13,9 +13,9 @@ SEVERITY_MEANINGS = dict(zip(SEVERITIES, (
     "a cut or errored stream was reported as success, with nothing lost: the same calls and "
     "text as the complete stream, or an Anthropic call cut by `max_tokens` whose stream says "
     "so",
-    "the outcome differs only in representation: the native message has `[]` where "
-    "`stream=false` has null or no key, or an HTTP error is reported without the provider's "
-    "message",
+    "the outcome differs only in representation: the native message has `[]` or `\"\"` "
+    "where `stream=false` has null or no key (or the other way round), or an HTTP error is "
+    "reported without the provider's message",
 )))
 
 __all__ = ["catalogue_markdown"]

@@ -233,10 +233,11 @@ def _without_malformed(value: Any, ids: frozenset) -> Any:
 
 
 def _without_empties(value: Any) -> Any:
-    """`value` with every object key whose value is null or `[]` left out: what tells a
-    difference of representation (`null`, `[]` or an absent key) from one of content."""
+    """`value` with every object key whose value is null, `[]` or `""` left out: what tells
+    a difference of representation (`null`, `[]`, `""` or an absent key) from one of
+    content."""
     if isinstance(value, dict):
-        return {k: _without_empties(v) for k, v in value.items() if v is not None and v != []}
+        return {k: _without_empties(v) for k, v in value.items() if v not in (None, [], "")}
     if isinstance(value, list):
         return [_without_empties(item) for item in value]
     return value
@@ -250,7 +251,7 @@ def _without_empties(value: Any) -> Any:
             "models write every optional field). A client that exposes none (message null on "
             "every case it did not end in an error) gets n/a (skipped), never passed; one "
             "that exposes it for some streams only fails. A difference only of "
-            "representation (`[]` against null or an absent key) is a fidelity note. Errors "
+            "representation (`[]` or `\"\"` against null or an absent key) is a fidelity note. Errors "
             "are client.calls' and client.text's to judge.",
     failure_means="Code that stores or resends the assembled message (the history) gets "
                   "another message than the provider would have returned.",
