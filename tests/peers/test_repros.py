@@ -205,12 +205,19 @@ def test_the_page_links_each_finding_to_its_repro():
 
 def _code_lines(text: str) -> set[str]:
     """The lines of Python code in `text`: no docstring of the module, no blank line, no
-    comment line, no import of the harness protocol, no `serve` main."""
+    comment line, no import of the harness protocol, no `serve` main, no `FEATURES` (what
+    the harness declares at start; a repro asks its request directly)."""
     tree = ast.parse(text)
-    skip = tree.body[0].end_lineno if ast.get_docstring(tree) else 0
+    skip = {*range(tree.body[0].end_lineno)} if ast.get_docstring(tree) else set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
+                "FEATURES"]:
+            skip |= {*range(node.lineno - 1, node.end_lineno)}
     kept = set()
-    for line in text.splitlines()[skip:]:
+    for number, line in enumerate(text.splitlines()):
         stripped = line.strip()
+        if number in skip:
+            continue
         if stripped and not stripped.startswith("#") and not re.match(
                 r"from _(protocol|langchain) import|if __name__ ==|serve\(__file__", stripped):
             kept.add(stripped)
