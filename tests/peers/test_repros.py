@@ -235,3 +235,49 @@ def test_a_python_peers_repro_call_is_its_harness_run(name):
     if "from _langchain import" in harness:
         sources |= _code_lines((PEERS / "_langchain.py").read_text("utf-8"))
     assert _code_lines(template) == sources
+
+
+def _js_code_lines(text: str) -> set[str]:
+    """The lines of JavaScript code in `text`, as a repro holds them: no blank or comment
+    line, no `'use strict'`, no require of the harness protocol (a repro brings its
+    helpers), no `FEATURES`, no `serve(...)` loop and no `versionOf` (a repro asks its request
+    and prints the version itself); the peer's folder argument dropped (`requirePeer(
+    __dirname, 'x')` is `require('x')` standalone)."""
+    text = text.split("\nserve(")[0]
+    text = re.sub(r"requirePeer\((?:__dirname|peerDir), ", "require(", text)
+    text = re.sub(r"\((?:__dirname|peerDir), ?", "(", text)
+    text = re.sub(r"\nfunction versionOf\(.*?\n}\n", "\n", text, flags=re.S)
+    kept = set()
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("//", "/**", "*")) and not re.match(
+                r"'use strict'|const \{[^}]*\} = require\('\.\.?/node-|const FEATURES = "
+                r"|module\.exports = ", stripped):
+            kept.add(stripped)
+    return kept
+
+
+def _loop_callback(harness: str) -> str:
+    """The body of the callback a Node harness gives `serve(...)`, as a function's body."""
+    loop = harness.split("\nserve(", 1)[1]
+    body = re.search(r"\(wire, baseUrl, request\) => (.*?),?\s*\{features: FEATURES\}\);", loop,
+                     re.S).group(1).strip()
+    return body[1:-1] if body.startswith("{") else f"return {body};"
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in PEERS.glob("*/repro.mjs.txt")))
+def test_a_node_peers_repro_call_is_its_harness_run(name):
+    """The template of a Node peer's repros holds the harness's code, and only that: its
+    `run` is the callback the harness gives its protocol loop, the rest the harness's other
+    code; a change to the harness that the template does not follow fails here."""
+    peer = catalog.load_peer(PEERS / name)
+    harness = (peer.folder / peer.harness).read_text("utf-8")
+    sources = _js_code_lines(harness)
+    if "require('../node-ai-sdk.cjs')" in harness:
+        sources |= _js_code_lines((PEERS / "node-ai-sdk.cjs").read_text("utf-8"))
+    template = repros._library_section(peer)
+    run = re.search(r"^async function run\(wire, baseUrl, request\) \{\n(.*?)^}$", template,
+                    re.M | re.S)
+    assert run, "the template defines no `async function run(wire, baseUrl, request)`"
+    assert _js_code_lines(run.group(1)) == _js_code_lines(_loop_callback(harness))
+    assert _js_code_lines(template.replace(run.group(0), "")) == sources
