@@ -267,21 +267,29 @@ def _check_section(clause: str, language: str) -> str:
     return "\n\n\n".join(sections[name] for name in wanted)
 
 
-def _protocol_helpers(uses: str) -> str:
+def _protocol_helpers(uses: str, run: str) -> str:
     """The helpers of peers/_protocol.py that `uses` (the rest of a Python repro) calls,
-    with those they call, copied as they are: the repro runs the harness's own code."""
+    with those they call, copied as they are: the repro runs the harness's own code. One
+    whose name the library section `run` defines for itself (the harness's own module kept
+    them apart) is copied as `protocol_<name>`."""
     source = PROTOCOL.read_text("utf-8")
     helpers = {node.name: ast.get_source_segment(source, node)
                for node in ast.parse(source).body
                if isinstance(node, ast.FunctionDef) and node.name != "serve"}
+    own = {node.name for node in ast.parse(run).body if isinstance(node, ast.FunctionDef)}
     wanted: list[str] = []
     while True:
-        text = uses + "\n".join(helpers[name] for name in wanted)
-        more = [name for name in helpers
-                if name not in wanted and re.search(rf"\b{name}\(", text)]
+        copied = "\n".join(helpers[name] for name in wanted)
+        more = [name for name in helpers if name not in wanted and (
+            re.search(rf"\b{name}\(", copied)
+            or name not in own and re.search(rf"\b{name}\(", uses))]
         if not more:
-            return "\n\n\n".join(code for name, code in helpers.items() if name in wanted)
+            break
         wanted += more
+    code = "\n\n\n".join(text for name, text in helpers.items() if name in wanted)
+    for name in own & set(wanted):
+        code = re.sub(rf"\b{name}(?=\()|(?<=`){name}(?=`)", f"protocol_{name}", code)
+    return code
 
 
 def _install(peer: Peer) -> str:
@@ -340,7 +348,8 @@ def render(path: Path) -> tuple[Path, str]:
     }
     skeleton = (TEMPLATES / f"skeleton.{LANGUAGE_EXT[language]}.txt").read_text("utf-8")
     if language == "python":
-        fields["PROTOCOL"] = _protocol_helpers(skeleton + fields["RUN"] + fields["CHECK"])
+        fields["PROTOCOL"] = _protocol_helpers(skeleton + fields["RUN"] + fields["CHECK"],
+                                               fields["RUN"])
     if sum(finding["cuts"]) != len(body):
         raise ReproError(f"{stream}: its cuts add up to {sum(finding['cuts'])} bytes, the body "
                          f"has {len(body)}")

@@ -216,6 +216,21 @@ def test_a_server_profiles_finding_and_its_further_causes_get_a_repro_each(tmp_p
         assert f'BODY = (Path(__file__).parent / "{stream.name}").read_bytes()' in text
 
 
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in PEERS.glob("*/repro.py.txt")))
+def test_a_python_repro_defines_each_name_once(name, tmp_path):
+    """The helpers copied from _protocol.py and the harness's own functions share one
+    module in a repro: a name both define (pydantic-ai's `arguments_of`) is kept apart."""
+    wire = catalog.load_peer(PEERS / name).wires[0]
+    body = _stream(f"{wire}/" + {"openai-chat": "text-stop.sse",
+                                 "anthropic-messages": "text-then-tool-use.sse",
+                                 "openai-responses": "function-call-argument-deltas.sse",
+                                 "ollama-chat": "calls-in-done-chunk.jsonl"}[wire])
+    repro = made_up(tmp_path, "client.text", body, peer=name, wire=wire)
+    defined = [node.name for node in ast.parse(repro.read_text("utf-8")).body
+               if isinstance(node, ast.FunctionDef)]
+    assert sorted(defined) == sorted(set(defined))
+
+
 def _request_in(repro: Path) -> dict:
     """The REQUEST a repro asks, read from its text."""
     text = repro.read_text("utf-8")
