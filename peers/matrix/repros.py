@@ -14,6 +14,7 @@ helpers, main), `repro/checks.*.txt` (one section per clause, as the kit judges 
 """
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import pprint
@@ -28,7 +29,7 @@ from mcs_reference.buffer import LLMStreamBuffer
 from mcs_reference.errors import ProviderError, StreamError
 from mcs_reference.sse import BodyDecoder
 from mcs_conformance.clients.reference_client import outcome_of, provider_message
-from mcs_conformance.wires import content_type
+from mcs_conformance.wires import PROGRAMMATIC_BETA, QUIRK_FEATURES, content_type, tool_definition
 
 from .catalog import PEERS, REPO, Peer, load_peer
 
@@ -37,10 +38,12 @@ FINDINGS = PEERS / "findings"
 SUFFIXES = {"python": ".repro.py", "node": ".repro.mjs"}
 LANGUAGE_EXT = {"python": "py", "node": "mjs"}
 META, RAW, RAW_META = ".meta.json", ".body", ".finding.json"
+PROTOCOL = PEERS / "_protocol.py"  # its helpers go into each Python repro, as they are
 _INCLUDE = re.compile(r"^@include (\S+)$", re.M)
 #: the check sections each clause's repro holds (repro/checks.*.txt)
 SECTIONS = {"client.calls": ("same", "client.calls"), "client.message": ("same", "client.message"),
-            "client.truncated": ("an error",), "client.provider-error": ("an error",)}
+            "client.truncated": ("an error",), "client.early-end": ("an error",),
+            "client.provider-error": ("an error",)}
 
 
 class ReproError(ValueError):
@@ -84,6 +87,83 @@ def existing_repro(stream: Path) -> Path | None:
                  if repro_path(stream, language).exists()), None)
 
 
+# -- what the case asked for ----------------------------------------------------------------
+THINKING_BUDGET = 1024  # the budget_tokens wires.case_request tells for a case with thinking
+
+
+def request_of(finding: dict, body: bytes) -> dict:
+    """The request the harness made for the finding's case (protocol v2): the one the finding
+    saved, else the one its body needs (`derived_request`)."""
+    saved = finding.get("request")
+    return saved if isinstance(saved, dict) else derived_request(finding, body)
+
+
+def _chunks(body: bytes, wire: str) -> list:
+    """The JSON chunks of `body`, as far as they go (a body cut early keeps what came)."""
+    decoder = BodyDecoder(format="ndjson" if wire == "ollama-chat" else "sse")
+    chunks = []
+    try:
+        chunks += decoder.feed(body)
+        chunks += decoder.close()
+    except StreamError:
+        pass
+    return [chunk for chunk in chunks if isinstance(chunk, dict)]
+
+
+def _listed(value: Any) -> list:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def derived_request(finding: dict, body: bytes) -> dict:
+    """What a finding saved before requests were kept needed, read from its body as
+    `wires.case_request` reads a case: a tool per call name the body streams, `n` for several
+    Chat choices, `include_usage` for a usage-only chunk, Anthropic thinking for thinking
+    blocks, the programmatic beta for calls made from code execution."""
+    wire, quirks = finding["wire"], set(finding.get("quirks") or ())
+    chunks, names, request = _chunks(body, wire), set(), {}
+    needs = {QUIRK_FEATURES[quirk] for quirk in quirks if quirk in QUIRK_FEATURES}
+    if wire == "openai-chat":
+        choices = [c for chunk in chunks for c in _listed(chunk.get("choices"))]
+        names = {(c.get("function") or {}).get("name") for choice in choices
+                 for c in _listed((choice.get("delta") or {}).get("tool_calls"))}
+        count = 1 + max((c.get("index", 0) for c in choices if isinstance(c.get("index"), int)),
+                        default=0)
+        if count > 1:
+            request["n"] = count
+        if "include_usage" in needs or any(not chunk.get("choices") and chunk.get("usage")
+                                           for chunk in chunks):
+            request["include_usage"] = True
+    elif wire == "anthropic-messages":
+        starts = [chunk.get("message") or {} for chunk in chunks
+                  if chunk.get("type") == "message_start"]
+        blocks = [*(b for start in starts for b in _listed(start.get("content"))),
+                  *(chunk.get("content_block") or {} for chunk in chunks
+                    if chunk.get("type") == "content_block_start")]
+        names = {b.get("name") for b in blocks if b.get("type") == "tool_use"}
+        if "thinking" in needs or any(b.get("type") in ("thinking", "redacted_thinking")
+                                      for b in blocks):
+            request["thinking"] = {"budget_tokens": THINKING_BUDGET}
+        whole_input = any(b.get("type") == "tool_use" and b.get("input") for b in blocks)
+        from_code = any("tool_id" in (b.get("caller") or {}) for b in blocks)
+        prefilled = any(_listed(start.get("content")) for start in starts)
+        if "programmatic_tool_calling" in needs or whole_input or from_code or prefilled:
+            request["betas"] = [PROGRAMMATIC_BETA]
+    elif wire == "openai-responses":
+        items = [*(chunk.get("item") or {} for chunk in chunks),
+                 *(item for chunk in chunks
+                   for item in _listed((chunk.get("response") or {}).get("output")))]
+        names = {item.get("name") for item in items
+                 if item.get("type") in ("function_call", "custom_tool_call")}
+    else:
+        names = {(c.get("function") or {}).get("name") for chunk in chunks
+                 for c in _listed((chunk.get("message") or {}).get("tool_calls"))}
+    truth, malformed, _ = _reference(body, wire)
+    if truth is not None and wire != "openai-responses":  # its client-run kinds are no tools
+        names |= {c["name"] for c in truth["calls"]} | {c.name for c in malformed}
+    tools = sorted(name for name in names if isinstance(name, str) and name)
+    return {"tools": [tool_definition(name) for name in tools], **request}
+
+
 # -- what the clause expects -----------------------------------------------------------------
 def _reference(body: bytes, wire: str) -> tuple[dict | None, list, StreamError | None]:
     """What the reference reads in `body`: its outcome, its malformed calls, or its error."""
@@ -108,7 +188,7 @@ def expected(finding: dict, body: bytes) -> tuple[str, dict]:
     if clause == "client.http-error":
         return "the message in the error body", {"PROVIDER_MESSAGE": provider_message(body)}
     truth, malformed, error = _reference(body, wire)
-    if clause == "client.truncated":
+    if clause in ("client.truncated", "client.early-end"):
         how = "closes cleanly" if finding["complete"] else "drops"
         return "the body stops early", {"EXPECTED_BECAUSE": (
             f"the body stops after {len(body)} bytes, before the wire's end signal, and the "
@@ -187,6 +267,31 @@ def _check_section(clause: str, language: str) -> str:
     return "\n\n\n".join(sections[name] for name in wanted)
 
 
+def _protocol_helpers(uses: str, run: str) -> str:
+    """The helpers of peers/_protocol.py that `uses` (the rest of a Python repro) calls,
+    with those they call, copied as they are: the repro runs the harness's own code. One
+    whose name the library section `run` defines for itself (the harness's own module kept
+    them apart) is copied as `protocol_<name>`."""
+    source = PROTOCOL.read_text("utf-8")
+    helpers = {node.name: ast.get_source_segment(source, node)
+               for node in ast.parse(source).body
+               if isinstance(node, ast.FunctionDef) and node.name != "serve"}
+    own = {node.name for node in ast.parse(run).body if isinstance(node, ast.FunctionDef)}
+    wanted: list[str] = []
+    while True:
+        copied = "\n".join(helpers[name] for name in wanted)
+        more = [name for name in helpers if name not in wanted and (
+            re.search(rf"\b{name}\(", copied)
+            or name not in own and re.search(rf"\b{name}\(", uses))]
+        if not more:
+            break
+        wanted += more
+    code = "\n\n\n".join(text for name, text in helpers.items() if name in wanted)
+    for name in own & set(wanted):
+        code = re.sub(rf"\b{name}(?=\()|(?<=`){name}(?=`)", f"protocol_{name}", code)
+    return code
+
+
 def _install(peer: Peer) -> str:
     """The command that installs what the peer's environment pins."""
     if peer.language == "node":
@@ -223,6 +328,7 @@ def render(path: Path) -> tuple[Path, str]:
     status = finding["status"]
     source, values = expected(finding, body)
     target = repro_path(stream, language)
+    request = request_of(finding, body)
     title = (f"{peer.name} {finding['version']} fails {finding['clause']} on {finding['wire']} "
              f"(quirks: {', '.join(finding['quirks']) or 'none'})")
     fields = {
@@ -237,13 +343,17 @@ def render(path: Path) -> tuple[Path, str]:
         "COMPLETE": (str(finding["complete"]) if language == "python"
                      else json.dumps(finding["complete"])),
         "EXPECTED_SOURCE": source, "EXPECTED": _constants(values, language),
+        "REQUEST": _literal(request, language),
         "RUN": _library_section(peer), "CHECK": _check_section(finding["clause"], language),
     }
+    skeleton = (TEMPLATES / f"skeleton.{LANGUAGE_EXT[language]}.txt").read_text("utf-8")
+    if language == "python":
+        fields["PROTOCOL"] = _protocol_helpers(skeleton + fields["RUN"] + fields["CHECK"],
+                                               fields["RUN"])
     if sum(finding["cuts"]) != len(body):
         raise ReproError(f"{stream}: its cuts add up to {sum(finding['cuts'])} bytes, the body "
                          f"has {len(body)}")
-    text = (TEMPLATES / f"skeleton.{LANGUAGE_EXT[language]}.txt").read_text("utf-8")
-    return target, re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], text)
+    return target, re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], skeleton)
 
 
 def write_repro(path: Path) -> Path | None:

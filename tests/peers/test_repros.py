@@ -22,6 +22,11 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcs_conformance import clients
+from mcs_conformance.wires import case_request, tool_definition
 
 PEERS = Path(__file__).resolve().parents[2] / "peers"
 sys.path.insert(0, str(PEERS))
@@ -93,16 +98,18 @@ def test_there_are_sdk_repros_to_run():
 # -- made-up findings: the exit code follows the library ---------------------------------------
 def saved(folder: Path, clause: str, body: bytes, *, peer: str = "openai",
           wire: str = "openai-chat", cuts: list[int] | None = None, complete: bool = True,
-          status: int = 200) -> Path:
-    """A finding saved as the runner saves one; returns its body's path."""
+          status: int = 200, mode: str = "test", request: dict | None = None) -> Path:
+    """A finding saved as the runner saves one (`mode`: the name's `--quirks-` part, with
+    its `--2` when one is wanted); returns its body's path."""
     (folder / wire).mkdir(parents=True, exist_ok=True)
-    name = f"{clause.removeprefix('client.')}--{wire}--test"
+    name = f"{clause.removeprefix('client.')}--{wire}--quirks-{mode}"
     stream = folder / wire / (name + (".sse" if status == 200 else findings.RAW))
     stream.write_bytes(body)
     finding = {"peer": peer, "version": "test", "clause": clause, "wire": wire, "quirks": [],
-               "quirks_mode": "none", "status": status, "complete": complete,
+               "quirks_mode": mode.split("--")[0], "status": status, "complete": complete,
                "cuts": cuts or [len(body)], "outcome": None, "whole_outcome": None,
-               "reason": "made up by tests/peers/test_repros.py"}
+               "reason": "made up by tests/peers/test_repros.py", "severity": "fidelity",
+               **({"request": request} if request is not None else {})}
     if status == 200:
         stream.with_name(name + ".meta.json").write_text(json.dumps({"x-mcs-finding": finding}))
     else:
@@ -123,6 +130,11 @@ def _stream(path: str) -> bytes:
     return (CORPUS / path).read_bytes()
 
 
+def _early_end(body: bytes) -> bytes:
+    """`body` up to the end of an event before its last: no end signal, a clean end."""
+    return body[:body.rindex(b"\n\n", 0, len(body) - 20) + 2]
+
+
 RATE_LIMIT = json.dumps({"error": {"message": "Rate limit reached for mcs-model",
                                    "type": "rate_limit_exceeded"}}).encode()
 BEHAVES = {
@@ -134,6 +146,10 @@ BEHAVES = {
                            body=_stream("openai-chat/error-object-midstream.sse")),
     "truncated, dropped": dict(clause="client.truncated", complete=False,
                                body=_stream("openai-chat/parallel-calls-empty-arguments.sse")[:300]),
+    "early-end": dict(clause="client.early-end", wire="openai-responses", body=_early_end(
+        _stream("openai-responses/function-call-argument-deltas.sse"))),
+    "calls, two choices (n=2)": dict(clause="client.calls",
+                                     body=_stream("openai-chat/two-choices-interleaved.sse")),
     "http-error": dict(clause="client.http-error", status=429, body=RATE_LIMIT),
     "message": dict(clause="client.message", peer="anthropic", wire="anthropic-messages",
                     body=_stream("anthropic-messages/text-then-tool-use.sse")),
@@ -180,37 +196,117 @@ def test_saving_a_finding_writes_its_repro_beside_it():
 
 def test_regenerating_writes_every_repro_and_drops_stale_ones(tmp_path):
     made_up(tmp_path, "client.text", _stream("openai-chat/text-stop.sse"))
-    stale = tmp_path / "openai-chat" / "gone--openai-chat--test.repro.py"
+    stale = tmp_path / "openai-chat" / "gone--openai-chat--quirks-test.repro.py"
     stale.write_text("# its finding is gone\n")
     written, problems = repros.write_all(tmp_path)
-    assert problems == [] and [p.name for p in written] == ["text--openai-chat--test.repro.py"]
+    assert problems == []
+    assert [p.name for p in written] == ["text--openai-chat--quirks-test.repro.py"]
     assert not stale.exists()
+
+
+def test_a_server_profiles_finding_and_its_further_causes_get_a_repro_each(tmp_path):
+    first = saved(tmp_path, "client.text", _stream("openai-chat/text-stop.sse"), mode="vllm")
+    second = saved(tmp_path, "client.text", _stream("openai-chat/whole-arguments-one-chunk.sse"),
+                   mode="vllm--2")
+    written, problems = repros.write_all(tmp_path)
+    assert problems == [] and sorted(p.name for p in written) == [
+        "text--openai-chat--quirks-vllm--2.repro.py", "text--openai-chat--quirks-vllm.repro.py"]
+    for stream in (first, second):
+        text = repros.repro_path(stream, "python").read_text("utf-8")
+        assert f'BODY = (Path(__file__).parent / "{stream.name}").read_bytes()' in text
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in PEERS.glob("*/repro.py.txt")))
+def test_a_python_repro_defines_each_name_once(name, tmp_path):
+    """The helpers copied from _protocol.py and the harness's own functions share one
+    module in a repro: a name both define (pydantic-ai's `arguments_of`) is kept apart."""
+    wire = catalog.load_peer(PEERS / name).wires[0]
+    body = _stream(f"{wire}/" + {"openai-chat": "text-stop.sse",
+                                 "anthropic-messages": "text-then-tool-use.sse",
+                                 "openai-responses": "function-call-argument-deltas.sse",
+                                 "ollama-chat": "calls-in-done-chunk.jsonl"}[wire])
+    repro = made_up(tmp_path, "client.text", body, peer=name, wire=wire)
+    defined = [node.name for node in ast.parse(repro.read_text("utf-8")).body
+               if isinstance(node, ast.FunctionDef)]
+    assert sorted(defined) == sorted(set(defined))
+
+
+def _request_in(repro: Path) -> dict:
+    """The REQUEST a repro asks, read from its text."""
+    text = repro.read_text("utf-8")
+    if repro.suffix == ".mjs":
+        return json.loads(re.search(r"^const REQUEST = (.*?);$", text, re.M | re.S).group(1))
+    assignment = next(node for node in ast.parse(text).body if isinstance(node, ast.Assign)
+                      and [target.id for target in node.targets] == ["REQUEST"])
+    return ast.literal_eval(assignment.value)
+
+
+@pytest.mark.parametrize("peer", ["openai", "node-openai"])
+def test_a_repro_asks_the_request_its_finding_saved(peer, tmp_path):
+    told = {"tools": [tool_definition("saved_tool")], "include_usage": True}
+    repro = made_up(tmp_path, "client.text", _stream("openai-chat/text-stop.sse"), peer=peer,
+                    request=told)
+    assert _request_in(repro) == told
+    assert re.search(r"return (await )?run\(.*\bREQUEST\)", repro.read_text("utf-8"))
+
+
+def test_an_older_findings_repro_asks_what_its_body_needs(tmp_path):
+    repro = made_up(tmp_path, "client.calls", _stream("openai-chat/two-choices-interleaved.sse"))
+    assert _request_in(repro)["n"] == 2
+
+
+@pytest.mark.parametrize("wire", ["openai-chat", "anthropic-messages", "openai-responses",
+                                  "ollama-chat"])
+def test_the_request_read_from_a_body_is_the_one_its_case_needed(wire):
+    """A finding saved before requests were kept: its body tells the request, as
+    `wires.case_request` tells it from the case (streams whole or ending in an error)."""
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.one_of(clients.streams(wire, None, cut=False), clients.error_streams(wire, None)))
+    def agrees(served):
+        finding = {"wire": wire, "quirks": sorted(served.quirks)}
+        assert repros.derived_request(finding, served.body) == case_request(served.case)
+
+    agrees()
 
 
 def test_a_finding_without_a_readable_stream_is_named_in_the_error(tmp_path):
     stream = saved(tmp_path, "client.calls", b"data: {not json\n\n")
     with pytest.raises(repros.ReproError, match="reads no complete stream"):
-        repros.render(stream.with_name("calls--openai-chat--test.meta.json"))
+        repros.render(stream.with_name("calls--openai-chat--quirks-test.meta.json"))
 
 
 def test_the_page_links_each_finding_to_its_repro():
-    corpus = "peers/findings/openai/openai-chat/calls--openai-chat--quirks-all.sse"
-    finding = {"clause": "client.calls", "quirks": ["no-index"], "corpus": corpus, "note": None}
-    line = page._run_line({"quirks": "all"}, finding)
-    assert line.endswith("; standalone repro [`calls--openai-chat--quirks-all.repro.py`]"
-                         f"(../{corpus.replace('.sse', '.repro.py')}).")
-    gone = {**finding, "corpus": corpus.replace("quirks-all", "quirks-gone")}
-    assert "repro" not in page._run_line({"quirks": "all"}, gone)
+    root = catalog.REPO / "peers" / "findings" / "_test-page"
+    try:
+        stream = saved(root, "client.calls", _stream("openai-chat/text-stop.sse"), mode="all")
+        repros.write_repro(stream)
+        corpus = stream.relative_to(catalog.REPO).as_posix()
+        finding = {"clause": "client.calls", "quirks": ["no-index"], "corpus": corpus,
+                   "note": None}
+        line = page._run_line({"quirks": "all"}, finding)
+        assert line.endswith("; standalone repro [`calls--openai-chat--quirks-all.repro.py`]"
+                             f"(../{corpus.replace('.sse', '.repro.py')}).")
+        gone = {**finding, "corpus": corpus.replace("quirks-all", "quirks-gone")}
+        assert "repro" not in page._run_line({"quirks": "all"}, gone)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _code_lines(text: str) -> set[str]:
     """The lines of Python code in `text`: no docstring of the module, no blank line, no
-    comment line, no import of the harness protocol, no `serve` main."""
+    comment line, no import of the harness protocol, no `serve` main, no `FEATURES` (what
+    the harness declares at start; a repro asks its request directly)."""
     tree = ast.parse(text)
-    skip = tree.body[0].end_lineno if ast.get_docstring(tree) else 0
+    skip = {*range(tree.body[0].end_lineno)} if ast.get_docstring(tree) else set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
+                "FEATURES"]:
+            skip |= {*range(node.lineno - 1, node.end_lineno)}
     kept = set()
-    for line in text.splitlines()[skip:]:
+    for number, line in enumerate(text.splitlines()):
         stripped = line.strip()
+        if number in skip:
+            continue
         if stripped and not stripped.startswith("#") and not re.match(
                 r"from _(protocol|langchain) import|if __name__ ==|serve\(__file__", stripped):
             kept.add(stripped)
@@ -228,3 +324,49 @@ def test_a_python_peers_repro_call_is_its_harness_run(name):
     if "from _langchain import" in harness:
         sources |= _code_lines((PEERS / "_langchain.py").read_text("utf-8"))
     assert _code_lines(template) == sources
+
+
+def _js_code_lines(text: str) -> set[str]:
+    """The lines of JavaScript code in `text`, as a repro holds them: no blank or comment
+    line, no `'use strict'`, no require of the harness protocol (a repro brings its
+    helpers), no `FEATURES`, no `serve(...)` loop and no `versionOf` (a repro asks its request
+    and prints the version itself); the peer's folder argument dropped (`requirePeer(
+    __dirname, 'x')` is `require('x')` standalone)."""
+    text = text.split("\nserve(")[0]
+    text = re.sub(r"requirePeer\((?:__dirname|peerDir), ", "require(", text)
+    text = re.sub(r"\((?:__dirname|peerDir), ?", "(", text)
+    text = re.sub(r"\nfunction versionOf\(.*?\n}\n", "\n", text, flags=re.S)
+    kept = set()
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("//", "/**", "*")) and not re.match(
+                r"'use strict'|const \{[^}]*\} = require\('\.\.?/node-|const FEATURES = "
+                r"|module\.exports = ", stripped):
+            kept.add(stripped)
+    return kept
+
+
+def _loop_callback(harness: str) -> str:
+    """The body of the callback a Node harness gives `serve(...)`, as a function's body."""
+    loop = harness.split("\nserve(", 1)[1]
+    body = re.search(r"\(wire, baseUrl, request\) => (.*?),?\s*\{features: FEATURES\}\);", loop,
+                     re.S).group(1).strip()
+    return body[1:-1] if body.startswith("{") else f"return {body};"
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in PEERS.glob("*/repro.mjs.txt")))
+def test_a_node_peers_repro_call_is_its_harness_run(name):
+    """The template of a Node peer's repros holds the harness's code, and only that: its
+    `run` is the callback the harness gives its protocol loop, the rest the harness's other
+    code; a change to the harness that the template does not follow fails here."""
+    peer = catalog.load_peer(PEERS / name)
+    harness = (peer.folder / peer.harness).read_text("utf-8")
+    sources = _js_code_lines(harness)
+    if "require('../node-ai-sdk.cjs')" in harness:
+        sources |= _js_code_lines((PEERS / "node-ai-sdk.cjs").read_text("utf-8"))
+    template = repros._library_section(peer)
+    run = re.search(r"^async function run\(wire, baseUrl, request\) \{\n(.*?)^}$", template,
+                    re.M | re.S)
+    assert run, "the template defines no `async function run(wire, baseUrl, request)`"
+    assert _js_code_lines(run.group(1)) == _js_code_lines(_loop_callback(harness))
+    assert _js_code_lines(template.replace(run.group(0), "")) == sources
