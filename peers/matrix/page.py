@@ -241,9 +241,23 @@ def summary(peer: str, rows: list[dict], notes: dict) -> str:
     return f"{head}: fails {', '.join(parts)}.{tail}"
 
 
-def _note(notes: dict, peer: str, wire: str, clause: str) -> dict:
+def _notes(notes: dict, peer: str, wire: str, clause: str) -> list[dict]:
+    """The notes people wrote on a peer's failures of `clause` on `wire`: one, or a list of
+    them, one per cause (each naming the `quirks` whose runs it explains)."""
     found = notes.get(peer, {}).get("findings", {})
-    return found.get(f"{clause}@{wire}") or found.get(clause) or {}
+    value = found.get(f"{clause}@{wire}") or found.get(clause) or []
+    return value if isinstance(value, list) else [value]
+
+
+def _note_for(written: list[dict], finding: dict) -> dict:
+    """The note that explains this finding: one whose `quirks` its counterexample holds
+    (`[]`: the provider's own shape only), else one that names no quirks; {} for none."""
+    held = set(finding["quirks"])
+    for note in written:
+        wanted = note.get("quirks")
+        if wanted is not None and (set(wanted) <= held if wanted else not held):
+            return note
+    return next((note for note in written if "quirks" not in note), {})
 
 
 def _run_line(row: dict, finding: dict) -> str:
@@ -264,19 +278,28 @@ def _run_line(row: dict, finding: dict) -> str:
 
 
 def finding_lines(found: list[tuple[dict, dict]], notes: dict) -> list[str]:
-    """One section for a peer's failures (or notes) of one clause on one wire."""
+    """One section for a peer's failures (or notes) of one clause on one wire: its runs
+    grouped by the note that explains them, each group with its upstream and paragraph (the
+    kit's reason where nobody wrote one)."""
     row, finding = found[0]
     peer, wire, clause = row["peer"], row["wire"], finding["clause"]
-    is_note = _is_note(finding)
-    note = _note(notes, peer, wire, clause)
-    paragraph = note.get("paragraph") or (
-        f"The kit's reason: {finding.get('reason') or 'none given'}.")
-    upstream = note.get("upstream")
-    searched = note.get("searched")
-    status = f"<{upstream}>" if upstream else NOT_REPORTED + (
-        f" (searched: {searched})" if searched else "")
-    return [f"#### {_heading(peer, wire, clause, is_note)}", "", f"- Version: {row['version']}.",
-            *(_run_line(r, f) for r, f in found), f"- Upstream: {status}.", "", paragraph, ""]
+    written = _notes(notes, peer, wire, clause)
+    groups: dict[int, list] = defaultdict(list)
+    for run, each in found:
+        note = _note_for(written, each)
+        groups[id(note) if note else -len(groups) - 1].append((run, each, note))
+    lines = [f"#### {_heading(peer, wire, clause, _is_note(finding))}", "",
+             f"- Version: {row['version']}."]
+    for group in groups.values():
+        note = group[0][2]
+        paragraph = note.get("paragraph") or (
+            f"The kit's reason: {group[0][1].get('reason') or 'none given'}.")
+        upstream, searched = note.get("upstream"), note.get("searched")
+        status = f"<{upstream}>" if upstream else NOT_REPORTED + (
+            f" (searched: {searched})" if searched else "")
+        lines += [*(_run_line(r, f) for r, f, _ in group), f"- Upstream: {status}.", "",
+                  paragraph, ""]
+    return lines
 
 
 def profiles_line(rows: list[dict]) -> str:

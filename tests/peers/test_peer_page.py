@@ -187,3 +187,19 @@ def test_a_speed_note_follows_the_summary():
     notes = {"acme": {"speed": "summing with + is quadratic."}}
     text = page.render(fixture_rows(), notes, ORDER)
     assert "(openai-chat: server `vllm`). Speed: summing with + is quadratic." in text
+
+
+def test_each_cause_gets_the_paragraph_written_for_its_quirks():
+    rows = fixture_rows()
+    rows[2]["verdicts"]["client.truncated"] = "failed"
+    rows[2]["findings"] = [{**rows[3]["findings"][0], "quirks": [], "reason": "own reason"}]
+    notes = {"acme": {"findings": {"client.truncated@openai-chat": [
+        {"quirks": ["sse-crlf"], "paragraph": "It misreads CRLF."},
+        {"quirks": [], "paragraph": "It stops at EOF.", "searched": "acme eof"}]}}}
+    text = page.render(rows, notes, ORDER)
+    section = text[text.index("#### acme: `client.truncated`"):]
+    own, crlf = section.index("It stops at EOF."), section.index("It misreads CRLF.")
+    assert section.index("- Against the provider's own shape") < own < \
+        section.index("- Against server `vllm`") < crlf
+    assert f"- Upstream: {page.NOT_REPORTED} (searched: acme eof)." in section
+    assert "own reason" not in section  # a written paragraph replaces the kit's reason
