@@ -40,8 +40,8 @@ def item_call(item):
     """A client-run output item as an outcome call (the kit's call kinds)."""
     if item["type"] == "function_call":
         return call(item["name"], item["arguments"], item["call_id"])
-    if item["type"] == "custom_tool_call":
-        return call(item["name"], item["input"], item["call_id"])
+    if item["type"] == "custom_tool_call":  # free-form input: kept as text, never parsed
+        return {"name": item["name"], "arguments": item["input"], "id": item["call_id"]}
     kind = item["type"][: -len("_call")]
     payload = {k: v for k, v in item.items() if k not in ("type", "id", "call_id", "status")}
     return call(kind, payload, item["call_id"])
