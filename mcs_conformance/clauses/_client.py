@@ -287,9 +287,9 @@ def message(subject: ClientSubject) -> None:
         if found:
             same = first_difference(_without_empties(expected), _without_empties(got),
                                     json_numbers=True)
-            raise _fail(message, FIDELITY if same is None else SILENT_LOSS,
-                        f"the client's message differs from stream=false: {found}",
-                        served, outcome)
+            raise _fail(message, FIDELITY if same is None else SILENT_LOSS,  # the difference
+                        f"the client's message differs from stream=false: {same or found}",
+                        served, outcome)  # of content when there is one
 
     _check(message, subject, lambda quirks: streams(runner.wire, quirks), prop)
     if not exposes or not exposes[0]:  # no message on any stream, or only errors
