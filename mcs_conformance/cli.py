@@ -74,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Serve generated cases of one wire on 127.0.0.1, each under its own base "
                     "URL, until interrupted: point curl, a client or a harness at them.")
     serve.add_argument("--wire", required=True, help="openai-chat, openai-responses, "
-                       "anthropic-messages or ollama-chat")
+                       "anthropic-messages, ollama-chat or gemini")
     serve.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
     serve.add_argument("--port", type=int, default=0,
                        help="port to listen on (default: a free one; taken: another)")

@@ -369,7 +369,9 @@ def no_phantom(subject: ClientSubject) -> None:
             "arguments, or an error; never dropped, never turned into {}. On Anthropic the "
             "malformed call is a tool_use cut by `max_tokens`: the stream's own stop reason "
             "says the answer was cut, so a client that drops or empties that call gets a "
-            "strictness note, not a failure.",
+            "strictness note, not a failure. On Gemini the answer stops with `finishReason: "
+            "MALFORMED_FUNCTION_CALL` and no call: a client must report it (an error or a "
+            "call with the raw text), never an empty success.",
     failure_means="A malformed call runs with arguments nobody wrote, or vanishes so the "
                   "model is never told to retry.",
     typical_bug="`json.loads` failures swallowed and replaced by {}; calls that fail to parse "
@@ -385,6 +387,13 @@ def malformed(subject: ClientSubject) -> None:
         served, name, raw = drawn
         outcome = runner.run(served)
         if outcome["error"] is not None:
+            return
+        if runner.wire == "gemini":
+            if not any(isinstance(call["arguments"], str) for call in outcome["calls"]):
+                raise _fail(malformed, FALSE_SUCCESS, "the answer stopped with finishReason "
+                            f"MALFORMED_FUNCTION_CALL ({show(raw)}) and was reported as a "
+                            f"success: calls {show(outcome['calls'])}, text "
+                            f"{show(outcome['text'])}", served, outcome)
             return
         named = [call for call in outcome["calls"] if call["name"] == name]
         if not named:

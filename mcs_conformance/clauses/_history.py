@@ -228,8 +228,28 @@ def _text(case: Any, history: list) -> str | None:
     return None
 
 
+def _gemini(case: Any, history: list) -> str | None:
+    # the model's content echoed with its signatures; one user content of functionResponses
+    parts = case.message["candidates"][0]["content"].get("parts", [])
+    turn = history[0]
+    if turn.get("role") != "model" or turn.get("parts") != parts:
+        return f"the model turn is {show(turn)}, expected role 'model' and the parts " \
+               f"{show(parts)} unchanged (thoughtSignature included)"
+    responses = [p.get("functionResponse") for m in history[1:] for p in m.get("parts") or ()
+                 if isinstance(p, dict) and "functionResponse" in p]
+    if len(responses) != len(case.calls):
+        return f"expected one functionResponse per call ({len(case.calls)}), got {len(responses)}"
+    for call, response in zip(case.calls, responses):
+        if not isinstance(response, dict) or response.get("name") != call.name:
+            return f"the functionResponse {show(response)} answers another call than {call.name!r}"
+        if call.id is not None and response.get("id") != call.id:
+            return f"the functionResponse {show(response)} answers id {response.get('id')!r}, " \
+                   f"expected {call.id!r}"
+    return None
+
+
 _CHECKS = {"openai-chat": _openai_chat, "anthropic-messages": _anthropic,
-           "openai-responses": _responses, "ollama-chat": _ollama}
+           "openai-responses": _responses, "ollama-chat": _ollama, "gemini": _gemini}
 
 
 def _knows_history(subject: Subject) -> bool:

@@ -4,8 +4,8 @@ No mock of any client's HTTP stack: a socket works with every client in every la
 Each case lives under `http://127.0.0.1:PORT/case/<id>/`; a POST to any path below it gets
 the case's answer: the status, the provider's framing and content type, the body written
 piece by piece (chunked transfer encoding, TCP_NODELAY, one flush per piece) so the client
-really reads split pieces. A request whose JSON says `"stream": false` gets the stream=false
-body instead. Every connection is closed after one answer, so closing the server joins
+really reads split pieces. A request whose JSON says `"stream": false`, or a POST to a
+Gemini `...:generateContent` path, gets the stream=false body instead. Every connection is closed after one answer, so closing the server joins
 every thread it started.
 
 A case added with the request it needs (`wires.case_request`) checks each request it gets:
@@ -53,12 +53,18 @@ class _Handler(BaseHTTPRequestHandler):
         if wrong is not None:
             self._send_json(400, {"error": {"message": f"mcs-conformance: {wrong}",
                                             "type": "mcs_request_mismatch"}})
-        elif isinstance(request, dict) and request.get("stream") is False and served.status == 200:
+        elif served.status == 200 and self._wants_whole(request):
             self._send_json(200, served.whole)
         elif served.status != 200:
             self._send_whole(served.status, served.content_type, served.body)
         else:
             self._stream(served)
+
+    def _wants_whole(self, request: Any) -> bool:
+        """A `stream=false` request: `"stream": false` in its JSON, or Gemini's
+        `:generateContent` path (its streaming twin is `:streamGenerateContent`)."""
+        return (isinstance(request, dict) and request.get("stream") is False) or \
+            self.path.split("?")[0].endswith(":generateContent")
 
     def do_GET(self) -> None:
         """What a case serves, for a human pointing a browser or curl at it."""

@@ -29,6 +29,7 @@ PATHS = {
     "openai-responses": "v1/responses",
     "anthropic-messages": "v1/messages",
     "ollama-chat": "api/chat",
+    "gemini": "v1beta/models/mcs:streamGenerateContent?alt=sse",
 }
 _PROMPT = "What is the weather in Paris?"
 
@@ -38,6 +39,8 @@ def request_body(wire: str, *, stream: bool = True, request: dict | None = None)
     one without it."""
     request = request or {}
     tools = request.get("tools", [])
+    if wire == "gemini":
+        return _gemini_body(request)
     if wire == "openai-responses":
         body: dict[str, Any] = {"model": "mcs", "input": _PROMPT, "stream": stream}
         tools = [{"type": "function", **tool} for tool in tools]
@@ -58,6 +61,18 @@ def request_body(wire: str, *, stream: bool = True, request: dict | None = None)
         body["n"] = request["n"]
     if request.get("include_usage"):
         body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def _gemini_body(request: dict) -> dict:
+    """A `streamGenerateContent` request (the path says it streams: the body does not)."""
+    body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": _PROMPT}]}]}
+    if request.get("tools"):
+        body["tools"] = [{"functionDeclarations": list(request["tools"])}]
+    if request.get("include_thoughts"):
+        body["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
+    if request.get("stream_function_call_arguments"):
+        body["toolConfig"] = {"functionCallingConfig": {"streamFunctionCallArguments": True}}
     return body
 
 

@@ -1,6 +1,7 @@
 """A wire's chunks as the HTTP body its provider sends: one place for the framing.
 
-SSE for every wire but Ollama: `event: <type>` before each `data:` line where the wire names
+SSE for every wire but Ollama (Gemini's records are plain `data:` lines, no end marker):
+`event: <type>` before each `data:` line where the wire names
 its events (Responses, Anthropic), `data: [DONE]` after OpenAI Chat, an OpenAI Chat error
 object as an `event: error` with no `[DONE]` after it (Groq); NDJSON for Ollama and for the
 str deltas of a text strategy. Used by the corpus writer (`regressions`) and by the local
@@ -27,6 +28,7 @@ BODY_QUIRKS_OF = {
     "openai-responses": _SSE_SPEC | {"data-before-event", "sorted-keys"},  # Bedrock
     "anthropic-messages": _SSE_SPEC | {"data-padding"},  # Anthropic
     "ollama-chat": frozenset(),  # NDJSON: no byte-level quirk recorded
+    "gemini": _SSE_SPEC | {"spaced-json"},  # raw Gemini API bodies: CRLF and Google's spacing
 }
 PADDING = 15  # the most spaces Anthropic's recorded events hold before their closing brace
 
@@ -35,15 +37,17 @@ def content_type(wire: str) -> str:
     return "application/x-ndjson" if wire in NDJSON else "text/event-stream; charset=utf-8"
 
 
-def json_text(value: Any, *, sort_keys: bool = False) -> str:
-    """Compact JSON, non-ASCII kept as is (a lone surrogate escaped, since UTF-8 cannot carry
-    it). Raises `TypeError`/`ValueError` for a value JSON cannot carry (NaN, objects)."""
+def json_text(value: Any, *, sort_keys: bool = False, spaced: bool = False) -> str:
+    """Compact JSON (`spaced`: `": "` after keys, as Google writes it), non-ASCII kept as is
+    (a lone surrogate escaped, since UTF-8 cannot carry it). Raises `TypeError`/`ValueError`
+    for a value JSON cannot carry (NaN, objects)."""
+    separators = (",", ": ") if spaced else (",", ":")
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+        text = json.dumps(value, ensure_ascii=False, separators=separators, allow_nan=False,
                           sort_keys=sort_keys)
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(value, separators=(",", ":"), allow_nan=False, sort_keys=sort_keys)
+        text = json.dumps(value, separators=separators, allow_nan=False, sort_keys=sort_keys)
     return text
 
 
@@ -64,7 +68,7 @@ def frame_body(wire: str, chunks: Iterable[Any], *, deltas: bool = False,
     ended_by_error = False
     for index, chunk in enumerate(chunks):
         try:
-            text = json_text(chunk, sort_keys=sort_keys)
+            text = json_text(chunk, sort_keys=sort_keys, spaced="spaced-json" in quirks)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"chunk {index} cannot be written as JSON ({exc})") from None
         if deltas or wire in NDJSON:

@@ -80,6 +80,14 @@ def with_text(wire_name: str, message: dict, text: str) -> dict:
         made["message"]["content"] = text
         made["message"].pop("tool_calls", None)
         made["done_reason"] = "stop"
+    elif wire_name == "gemini":
+        candidate = made["candidates"][0]
+        kept = [p for p in candidate["content"].get("parts", []) if p.get("thought")]
+        candidate["content"]["parts"] = kept + ([{"text": text}] if text else [])
+        if not candidate["content"]["parts"]:
+            del candidate["content"]["parts"]
+        candidate["finishReason"] = "STOP" if text or kept else "MAX_TOKENS"
+        candidate.pop("finishMessage", None)
     else:
         raise ValueError(f"no text rewriting for the {wire_name} wire")
     return made

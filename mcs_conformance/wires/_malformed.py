@@ -28,7 +28,8 @@ def bad_call(name: str, id: str | None) -> ExtractedCall:
 
 @st.composite
 def malformed_message(draw, wire_) -> tuple:
-    """A native message with one call whose arguments are not a JSON object."""
+    """A native message with one call whose arguments are not a JSON object (Gemini: an
+    answer stopped with `MALFORMED_FUNCTION_CALL`, whose failed call has no name)."""
     case = draw(wire_.cases())
     message = copy_json(case.message)
     name, bad = draw(simple_calls(max_size=1))[0].name, draw(one_of_these(tuple(BAD_TEXTS)))
@@ -49,6 +50,15 @@ def malformed_message(draw, wire_) -> tuple:
         before = sum(1 for item in output[:at] if item.get("call_id") in
                      {call.id for call in case.calls})
         expected.insert(before, bad_call(name, "call_bad"))
+    elif wire_.name == "gemini":  # no call comes: the answer stops MALFORMED_FUNCTION_CALL
+        candidate = message["candidates"][0]
+        kept = [p for p in candidate["content"].get("parts", []) if "functionCall" not in p]
+        candidate["content"].pop("parts", None)
+        if kept:
+            candidate["content"]["parts"] = kept
+        candidate["finishReason"] = "MALFORMED_FUNCTION_CALL"
+        candidate["finishMessage"] = f"Malformed function call: {name}({bad})"
+        expected = [bad_call("", None)]
     else:  # ollama-chat: arguments are an object; a string that is not JSON is malformed
         entries = message["message"].setdefault("tool_calls", [])
         function = {"name": name, "arguments": bad}

@@ -40,8 +40,8 @@ class ServerProfile:
         return OftenQuirks(self.quirks)
 
 
-_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA = (
-    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat")
+_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI = (
+    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini")
 _SSE_SPEC = ("sse-crlf", "no-space-after-data")
 
 _TABLE = (
@@ -103,6 +103,22 @@ _TABLE = (
     ("ollama-older", _OLLAMA, "Ollama's /api/chat before call ids: no id or index, calls in "
      "the done chunk", ("no-call-id", "no-call-index", "calls-in-done-chunk",
                         "call-without-arguments")),
+    # Gemini
+    ("gemini-api", _GEMINI, "the Gemini API with Gemini 3: a last record of empty text, "
+     "a text's signature on its own empty part, CRLF and Google's JSON spacing",
+     ("empty-text-finish", "signature-on-empty-text", "empty-text-parts", "sse-crlf",
+      "spaced-json")),
+    ("gemini-api-2", _GEMINI, "the Gemini API with Gemini 2.x: calls without id, several in "
+     "one record", ("call-without-id", "calls-in-one-record", "sse-crlf", "spaced-json")),
+    ("vertex-ai", _GEMINI, "Vertex AI: its envelope, calls without id, no-args calls without "
+     "`args`", ("vertex-envelope", "call-without-id", "call-without-args", "empty-text-finish")),
+    ("vertex-ai-partial-args", _GEMINI, "Vertex AI with streamFunctionCallArguments: arguments "
+     "as partialArgs, with and without the terminator, no-op records, all in one record",
+     ("vertex-envelope", "call-without-id", "partial-args", "partial-args-one-chunk",
+      "partial-args-no-terminator", "partial-args-noop-chunks")),
+    ("gemini-spec-edges", _GEMINI, "no server: what the format and the SSE spec allow (a "
+     "usage-only last record, CRLF, `data:` without a space)",
+     ("usage-only-last-record", *_SSE_SPEC)),
 )
 
 #: Every server profile by name.

@@ -13,6 +13,10 @@ follow the recordings in shared/corpora-real (QUIRKS.md) and the official SDK ty
   `error` object seen in 2025 recordings), then `response.failed` whose response carries
   `status: "failed"` and the error;
 - Ollama: a line `{"error": "message"}`.
+- Gemini: a record `{"error": {"code", "message", "status"}}` (`form="record"`), an answer
+  stopped by a `finishReason` that means it failed (`SAFETY`, ...; `form="finish"`), or a
+  prompt blocked before any answer (`promptFeedback.blockReason`; `form="blocked"`). The
+  last two carry `{"status": REASON, "message": finishMessage or REASON}`.
 
 `error_tail(...)` returns the chunks to append after the stream's last good chunk, and the
 drawn error object. A strategy's `ProviderError` must carry the provider's message (the
@@ -39,6 +43,19 @@ ERROR_FORMS = {
     "anthropic-messages": ("event",),
     "openai-responses": ("flat", "nested"),
     "ollama-chat": ("line",),
+    "gemini": ("record", "finish", "blocked"),
+}
+_GEMINI_ERRORS = (
+    {"code": 500, "message": "An internal error has occurred.", "status": "INTERNAL"},
+    {"code": 503, "message": "The model is overloaded. Please try again later.",
+     "status": "UNAVAILABLE"},
+)
+_GEMINI_STOPS = {  # form -> the error objects of answers stopped or prompts blocked
+    "finish": ({"status": "SAFETY", "message": "SAFETY"},
+               {"status": "RECITATION", "message": "RECITATION"},
+               {"status": "OTHER", "message": "The response was stopped."}),
+    "blocked": ({"status": "SAFETY", "message": "SAFETY"},
+                {"status": "PROHIBITED_CONTENT", "message": "PROHIBITED_CONTENT"}),
 }
 
 _CHAT_ERRORS = (
@@ -72,7 +89,11 @@ def error_objects(wire: str) -> st.SearchStrategy[tuple[str, dict | str]]:
     """A drawn `(form, error)` for `wire`: how the error is reported, and the provider's
     message object as the error chunk carries it. One drawn value (built once per wire):
     every pair of form and error, the first form's first error the simplest."""
-    pairs = [(form, error) for form in ERROR_FORMS[wire] for error in _errors_of(wire)]
+    if wire == "gemini":
+        pairs = [("record", error) for error in _GEMINI_ERRORS] + [
+            (form, error) for form, errors in _GEMINI_STOPS.items() for error in errors]
+    else:
+        pairs = [(form, error) for form in ERROR_FORMS[wire] for error in _errors_of(wire)]
     return st.sampled_from(pairs).map(_fresh)
 
 
@@ -98,6 +119,8 @@ def error_tail(wire: str, form: str, error: dict | str, *, last: Any = None,
         return _responses_tail(form, error, response, sequence)
     if wire == "ollama-chat":
         return [{"error": error}], error
+    if wire == "gemini":
+        return [_gemini_error_record(form, error, last)], error
     raise ValueError(f"no provider error form for wire {wire!r}")
 
 
@@ -118,6 +141,23 @@ def _responses_tail(form: str, error: dict, response: dict | None,
     return events, error
 
 
+def _gemini_error_record(form: str, error: dict, last: Any) -> dict:
+    """The record that reports `error` in `form`, in the envelope of the last good one."""
+    if form == "record":
+        return {"error": copy_json(error)}
+    envelope = {key: copy_json(value) for key, value in (last or {}).items()
+                if key != "candidates"}
+    if form == "blocked":
+        return {"promptFeedback": {"blockReason": error["status"]}, **envelope}
+    candidate: dict[str, Any] = {"finishReason": error["status"]}
+    if error["message"] != error["status"]:
+        candidate["finishMessage"] = error["message"]
+    previous = ((last or {}).get("candidates") or [{}])[0]
+    if "index" in previous:
+        candidate["index"] = previous["index"]
+    return {"candidates": [candidate], **envelope}
+
+
 def is_error_event_chunk(wire: str, chunk: Any) -> bool:
     """Does this chunk travel as an SSE `event: error` (OpenAI Chat's Groq form)?"""
     return (wire in ("openai-chat", "text") and isinstance(chunk, dict)
@@ -134,6 +174,9 @@ def http_error_body(wire: str, error: dict | str) -> dict:
     `{"type": "error", "error": {...}}`, Ollama's `{"error": "message"}`."""
     if wire == "anthropic-messages":
         return {"type": "error", "error": copy_json(error)}
+    if wire == "gemini":  # Google's shape: the HTTP code and its canonical status name
+        return {"error": {"code": error.get("code", 400), "message": error["message"],
+                          "status": error.get("status", "INVALID_ARGUMENT")}}
     return {"error": copy_json(error)}
 
 

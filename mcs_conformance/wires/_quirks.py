@@ -73,8 +73,8 @@ class Quirk:
     servers: tuple[str, ...]
 
 
-_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA = (
-    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat")
+_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI = (
+    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini")
 
 _TABLE = (
     # OpenAI Chat Completions and compatible servers
@@ -149,6 +149,31 @@ _TABLE = (
      ("Ollama",)),
     (_OLLAMA, "think-tag-in-content", "thinking text, with a literal `</think>`, inside "
      "`content`", ("Ollama with qwen3",)),
+    # Gemini (`streamGenerateContent`)
+    (_GEMINI, "vertex-envelope", "Vertex AI's records: `createTime`, no candidate `index`, "
+     "`trafficType` in the usage (only that in the records before the last)", ("Vertex AI",)),
+    (_GEMINI, "call-without-id", "a `functionCall` without `id`",
+     ("Vertex AI", "Gemini API (Gemini 2.x)")),
+    (_GEMINI, "call-without-args", "a call of a tool without parameters lacks `args`",
+     ("Vertex AI",)),
+    (_GEMINI, "partial-args", "with `streamFunctionCallArguments`, a call's arguments stream "
+     "as `partialArgs` (`jsonPath` and a typed value; strings in pieces closed by `\"\"`), "
+     "ended by a bare `functionCall: {}`", ("Vertex AI",)),
+    (_GEMINI, "partial-args-one-chunk", "with `streamFunctionCallArguments` on, the name and "
+     "every `partialArgs` entry arrive in one record, without `willContinue`", ("Vertex AI",)),
+    (_GEMINI, "partial-args-no-terminator", "a call streamed as `partialArgs` ends without "
+     "the bare `functionCall: {}`", ("Vertex AI",)),
+    (_GEMINI, "partial-args-noop-chunks", "records of `{\"functionCall\": {\"willContinue\": "
+     "true}}` with no arguments between `partialArgs` entries", ("Vertex AI",)),
+    (_GEMINI, "calls-in-one-record", "several calls' parts in one record",
+     ("Gemini API (Gemini 2.0)",)),
+    (_GEMINI, "empty-text-parts", "`{\"text\": \"\"}` parts between others", ("Gemini API",)),
+    (_GEMINI, "empty-text-finish", "the content ends, then a last record holds only "
+     "`{\"text\": \"\"}` and the `finishReason`", ("Gemini API (Gemini 3)",)),
+    (_GEMINI, "signature-on-empty-text", "a text part's `thoughtSignature` arrives alone, on a "
+     "later `{\"text\": \"\", \"thoughtSignature\": ...}` part", ("Gemini API (Gemini 3)",)),
+    (_GEMINI, "usage-only-last-record", "after the `finishReason` record, a record with the "
+     "usage and no candidates", ("the format allows it",)),
     # Byte-level, applied by the local HTTP server to SSE bodies
     (BODY, "sse-comments", "`:` comment lines between events", ("OpenRouter",)),
     (BODY, "sse-crlf", "lines end in `\\r\\n` (the SSE spec allows it)",
@@ -157,6 +182,8 @@ _TABLE = (
      ("Anthropic",)),
     (BODY, "data-before-event", "the `data:` line before the `event:` line", ("Bedrock",)),
     (BODY, "sorted-keys", "JSON keys sorted alphabetically", ("Bedrock", "Snowflake Cortex")),
+    (BODY, "spaced-json", "JSON written with `\": \"` after keys and `,` alone between "
+     "items", ("Gemini API",)),
     (BODY, "no-space-after-data", "`data:{...}` with no space after the colon",
      ("the SSE spec allows it",)),
 )

@@ -23,14 +23,16 @@ BUILT_IN = {
     "openai-responses": "openai_responses",
     "anthropic-messages": "anthropic_messages",
     "ollama-chat": "ollama_chat",
+    "gemini": "gemini",
     "text": "text",
 }
-NATIVE_WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat")
+NATIVE_WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat", "gemini")
 _REFERENCE = {
     "openai-chat": "OpenAIChatStrategy",
     "openai-responses": "OpenAIResponsesStrategy",
     "anthropic-messages": "AnthropicMessagesStrategy",
     "ollama-chat": "OllamaChatStrategy",
+    "gemini": "GeminiStrategy",
 }
 
 

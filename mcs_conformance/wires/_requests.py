@@ -18,7 +18,8 @@ __all__ = ["FEATURES", "PROGRAMMATIC_BETA", "QUIRK_FEATURES", "Requestable", "ca
            "drawable_quirks", "features_of", "request_mismatch", "shape_options",
            "tool_definition"]
 
-_CHAT, _ANTHROPIC, _RESPONSES = "openai-chat", "anthropic-messages", "openai-responses"
+_CHAT, _ANTHROPIC, _RESPONSES, _GEMINI = (
+    "openai-chat", "anthropic-messages", "openai-responses", "gemini")
 
 #: The Anthropic beta under which calls made from code execution come (their `caller`, their
 #: input whole at `content_block_start`, the follow-up stream prefilled in `message_start`).
@@ -32,6 +33,11 @@ FEATURES: dict[str, tuple[str, str]] = {
     "thinking": (_ANTHROPIC, "`thinking: {type: enabled, budget_tokens}`: thinking blocks"),
     "programmatic_tool_calling": (_ANTHROPIC, f"the `anthropic-beta: {PROGRAMMATIC_BETA}` "
                                   "header: calls made from code execution"),
+    "include_thoughts": (_GEMINI, "`generationConfig.thinkingConfig.includeThoughts: true`: "
+                         "thought summary parts"),
+    "stream_function_call_arguments": (_GEMINI, "`toolConfig.functionCallingConfig."
+                                       "streamFunctionCallArguments: true` (Vertex AI): call "
+                                       "arguments streamed as `partialArgs`"),
 }
 
 #: Quirk -> the request feature without which no real server sends it.
@@ -42,6 +48,10 @@ QUIRK_FEATURES: dict[str, str] = {
     "empty-thinking-delta": "thinking",
     "whole-input-at-start": "programmatic_tool_calling",
     "prefilled-message-start": "programmatic_tool_calling",
+    "partial-args": "stream_function_call_arguments",
+    "partial-args-one-chunk": "stream_function_call_arguments",
+    "partial-args-no-terminator": "stream_function_call_arguments",
+    "partial-args-noop-chunks": "stream_function_call_arguments",
 }
 
 
@@ -90,6 +100,8 @@ def shape_options(wire: str, quirks: Any) -> dict:
     features = features_of(quirks)
     if wire == _ANTHROPIC and features is not None and "thinking" not in features:
         return {"thinking": False}
+    if wire == _GEMINI and features is not None and "include_thoughts" not in features:
+        return {"thoughts": False}
     return {}
 
 
@@ -119,8 +131,21 @@ def _call_names(case: Case) -> list[str]:
     if case.wire == _ANTHROPIC:
         return sorted({block["name"] for block in message.get("content") or ()
                        if block.get("type") == "tool_use"} | {call.name for call in case.calls})
+    if case.wire == _GEMINI:
+        calls = [part["functionCall"] for part in _gemini_parts(case.chunks)
+                 if isinstance(part.get("functionCall"), dict)]
+        return sorted({call["name"] for call in calls if isinstance(call.get("name"), str)
+                       and call["name"]} | {call.name for call in case.calls})
     tool_calls = message.get("tool_calls") or []
     return sorted({c["function"]["name"] for c in tool_calls} | {call.name for call in case.calls})
+
+
+def _gemini_parts(chunks: list) -> list[dict]:
+    """The parts of every record of a Gemini stream."""
+    return [part for chunk in chunks if isinstance(chunk, dict)
+            for candidate in chunk.get("candidates") or ()
+            for part in (candidate.get("content") or {}).get("parts") or ()
+            if isinstance(part, dict)]
 
 
 def case_request(case: Case | None) -> dict:
@@ -145,6 +170,11 @@ def case_request(case: Case | None) -> dict:
         if case.quirks & {"whole-input-at-start", "prefilled-message-start"} or any(
                 "tool_id" in block.get("caller", {}) for block in content):
             request["betas"] = [PROGRAMMATIC_BETA]
+    if case.wire == _GEMINI:
+        if any(part.get("thought") for part in _gemini_parts(case.chunks)):
+            request["include_thoughts"] = True
+        if "partial-args" in case.quirks:
+            request["stream_function_call_arguments"] = True
     return request
 
 
@@ -152,10 +182,38 @@ def _declared_tools(body: Mapping) -> set:
     tools = [*(body.get("tools") or ()), *(body.get("functions") or ())]
     names = set()
     for tool in tools:
-        if isinstance(tool, dict):
-            function = tool.get("function")
-            names.add(function.get("name") if isinstance(function, dict) else tool.get("name"))
+        if not isinstance(tool, dict):
+            continue
+        declarations = tool.get("functionDeclarations", tool.get("function_declarations"))
+        if isinstance(declarations, list):  # Gemini: a tool holds function declarations
+            names |= {d.get("name") for d in declarations if isinstance(d, dict)}
+            continue
+        function = tool.get("function")
+        names.add(function.get("name") if isinstance(function, dict) else tool.get("name"))
     return names
+
+
+def _gemini_option(body: Mapping, *path: str) -> Any:
+    """A nested option of a Gemini request, its keys in camelCase or snake_case."""
+    value: Any = body
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        snake = "".join("_" + c.lower() if c.isupper() else c for c in key)
+        value = value.get(key, value.get(snake))
+    return value
+
+
+def _gemini_mismatch(needed: Mapping, body: Mapping) -> str | None:
+    if needed.get("include_thoughts") and _gemini_option(
+            body, "generationConfig", "thinkingConfig", "includeThoughts") is not True:
+        return ("the request did not set generationConfig.thinkingConfig.includeThoughts; "
+                "the case streams thought parts")
+    if needed.get("stream_function_call_arguments") and _gemini_option(
+            body, "toolConfig", "functionCallingConfig", "streamFunctionCallArguments") is not True:
+        return ("the request did not set toolConfig.functionCallingConfig."
+                "streamFunctionCallArguments; the case streams call arguments as partialArgs")
+    return None
 
 
 def request_mismatch(wire: str, needed: Mapping, body: Any, headers: Mapping) -> str | None:
@@ -168,6 +226,8 @@ def request_mismatch(wire: str, needed: Mapping, body: Any, headers: Mapping) ->
         declared = ", ".join(sorted(str(n) for n in _declared_tools(body))) or "none"
         return (f"the request declared no tool named {', '.join(missing)} (it declared: "
                 f"{declared}); the case calls it")
+    if wire == _GEMINI:
+        return _gemini_mismatch(needed, body)
     if wire == _CHAT and (body.get("n") or 1) != needed.get("n", 1):
         asked = "n=1 (or no n)" if (body.get("n") or 1) == 1 else f"n={body.get('n')!r}"
         return f"the request asked {asked}; the case needs n={needed.get('n', 1)}"

@@ -75,6 +75,13 @@ def _chat():
             "finish_reason": _literals(Choice.model_fields["finish_reason"].annotation)}
 
 
+def _gemini():
+    from google.genai import types
+    return {name: _fields(getattr(types, name))
+            for name in ("Part", "FunctionCall", "PartialArg", "Candidate",
+                         "GenerateContentResponse")}
+
+
 # --- what a drawn case holds, per union ----------------------------------------------------------
 
 def _anthropic_drawn(case) -> dict[str, set]:
@@ -135,11 +142,34 @@ def _ollama_drawn(case) -> dict[str, set]:
     return {"message": fields, "tool_call": calls}
 
 
+def _snake(key: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in key)
+
+
+def _gemini_drawn(case) -> dict[str, set]:
+    out = {key: set() for key in ("Part", "FunctionCall", "PartialArg", "Candidate",
+                                  "GenerateContentResponse")}
+    for chunk in case.chunks:
+        if not isinstance(chunk, dict) or "error" in chunk:
+            continue
+        out["GenerateContentResponse"] |= {_snake(key) for key in chunk}
+        for candidate in chunk.get("candidates") or ():
+            out["Candidate"] |= {_snake(key) for key in candidate}
+            for part in (candidate.get("content") or {}).get("parts") or ():
+                out["Part"] |= {_snake(key) for key in part}
+                call = part.get("functionCall") or {}
+                out["FunctionCall"] |= {_snake(key) for key in call}
+                for entry in call.get("partialArgs") or ():
+                    out["PartialArg"] |= {_snake(key) for key in entry}
+    return out
+
+
 WIRES = {  # wire name -> (module, unions reader or None: the wire declares them, drawn reader)
     "anthropic-messages": ("anthropic_messages", _anthropic, _anthropic_drawn),
     "openai-responses": ("openai_responses", _responses, _responses_drawn),
     "openai-chat": ("openai_chat", _chat, _chat_drawn),
     "ollama-chat": ("ollama_chat", None, _ollama_drawn),
+    "gemini": ("gemini", _gemini, _gemini_drawn),
 }
 
 
