@@ -173,7 +173,7 @@ _TABLE = (
     (_GEMINI, "signature-on-empty-text", "a text part's `thoughtSignature` arrives alone, on a "
      "later `{\"text\": \"\", \"thoughtSignature\": ...}` part", ("Gemini API (Gemini 3)",)),
     (_GEMINI, "usage-only-last-record", "after the `finishReason` record, a record with the "
-     "usage and no candidates", ("the format allows it",)),
+     "same usage and no candidates", ("the format allows it",)),
     # Byte-level, applied by the local HTTP server to SSE bodies
     (BODY, "sse-comments", "`:` comment lines between events", ("OpenRouter",)),
     (BODY, "sse-crlf", "lines end in `\\r\\n` (the SSE spec allows it)",

@@ -168,7 +168,8 @@ def _body(draw: Callable, min_calls: int, max_calls: int, allowed: frozenset,
     if calls and tape.below("text-after-calls", 4) == 3:
         parts.append({"text": after})
     last_text = next((p for p in reversed(parts) if "text" in p and not p.get("thought")), None)
-    if last_text is not None and not calls and tape.flip("signature-on-text"):
+    if last_text is not None and not calls and (tape.below("signature-on-text", 4) or maybe(
+            tape, allowed, "signature-on-empty-text")):
         last_text["thoughtSignature"] = _signature(opaque, 5)
     candidate: dict[str, Any] = {"content": {"role": "model"}}
     if parts:
@@ -256,16 +257,17 @@ def _entries(draw: Callable, args: dict, sort: bool, split: bool) -> list[dict]:
     return out
 
 
-def _streamed_call(draw: Callable, tape: Tape, part: dict, allowed: frozenset,
-                   tags: set) -> list[list[dict]]:
-    """The records' parts (one list a record) of one call sent as `partialArgs`."""
+def _streamed_call(draw: Callable, tape: Tape, part: dict, allowed: frozenset, tags: set,
+                   first: bool) -> list[list[dict]]:
+    """The records' parts (one list a record) of one call sent as `partialArgs` (the
+    `first` such call of the answer may come in one record)."""
     call = part["functionCall"]
     sort = tape.flip("sorted-paths")
     head: dict[str, Any] = {"name": call["name"]}
     if "id" in call:
         head["id"] = call["id"]
     signed = {"thoughtSignature": part["thoughtSignature"]} if "thoughtSignature" in part else {}
-    if call["args"] and maybe(tape, allowed, "partial-args-one-chunk", 4):
+    if first and call["args"] and maybe(tape, allowed, "partial-args-one-chunk", 4):
         tags.add("partial-args-one-chunk")
         entries = _entries(draw, call["args"], sort, split=False)
         return [[{"functionCall": {**head, "partialArgs": entries}, **signed}]]
@@ -274,7 +276,7 @@ def _streamed_call(draw: Callable, tape: Tape, part: dict, allowed: frozenset,
     group = 1 + tape.below("entries-per-chunk", 3)
     noop = maybe(tape, allowed, "partial-args-noop-chunks", 3)
     for start in range(0, len(entries), group):
-        if noop and start:
+        if noop and (start or tape.flip("partial-args-noop-chunks")):
             tags.add("partial-args-noop-chunks")
             records.append([{"functionCall": {"willContinue": True}}])
         records.append([{"functionCall": {"partialArgs": entries[start:start + group],
@@ -308,8 +310,9 @@ def _part_records(draw: Callable, tape: Tape, parts: list[dict], max_cuts: int,
             continue
         call = part["functionCall"]
         if partial and "args" in call and _streamable(call["args"]):
+            records += _streamed_call(draw, tape, part, allowed, tags,
+                                      first="partial-args" not in tags)
             tags.add("partial-args")
-            records += _streamed_call(draw, tape, part, allowed, tags)
         elif together and records and "functionCall" in records[-1][-1]:
             tags.add("calls-in-one-record")
             records[-1].append(copy_json(part))
@@ -368,9 +371,8 @@ def _chunks(draw: Callable, tape: Tape, body: dict, max_cuts: int, allowed: froz
             entry["index"] = candidate["index"]
         usage = copy_json(body["usageMetadata"]) if final else _running_usage(body, number)
         chunks.append({"candidates": [entry], **_envelope(body, usage)})
-    if maybe(tape, allowed, "usage-only-last-record", 4):
+    if maybe(tape, allowed, "usage-only-last-record", 4):  # the finished usage, repeated
         tags.add("usage-only-last-record")
-        chunks[-1]["usageMetadata"] = _running_usage(body, len(chunks))
         chunks.append(_envelope(body, copy_json(body["usageMetadata"])))
     return chunks, _whole_after(records)
 
