@@ -1,8 +1,8 @@
 """The value types a driver works with: calls found in a message, and calls it has run.
 
-Also the two builders every strategy makes an `ExtractedCall` with, from an arguments JSON
-text or an already-parsed value, so that bad arguments become an error call the same way on
-every wire.
+Also the builders every strategy makes an `ExtractedCall` with, from an arguments JSON text
+or an already-parsed value, or for a call without a name, so that a bad call becomes an error
+call the same way on every wire.
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ExtractedCall", "ToolCallRecord", "call_from_json_text", "call_from_object"]
+__all__ = ["ExtractedCall", "ToolCallRecord", "call_from_json_text", "call_from_object",
+           "nameless_call"]
 
 
 @dataclass(frozen=True)
@@ -82,3 +83,9 @@ def call_from_object(name: str, value: Any, id: str | None = None) -> ExtractedC
         return call_from_json_text(name, value, id)
     kind = type(value).__name__
     return ExtractedCall(name, {}, id, f"arguments must be an object, got {kind}", repr(value))
+
+
+def nameless_call(source: Any, id: str | None, error: str = "tool call has no name") -> ExtractedCall:
+    """The error call for a call object without a string name: reported, never run, with the
+    whole object kept as JSON in `raw_arguments`."""
+    return ExtractedCall("", {}, id, error, json.dumps(source, ensure_ascii=False, default=str))

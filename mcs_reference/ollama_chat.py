@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from ._json import copy_json
-from .calls import ExtractedCall, ToolCallRecord, call_from_object
+from .calls import ExtractedCall, ToolCallRecord, call_from_object, nameless_call
 from .errors import EventOutOfOrder, MalformedChunk, ProviderError
 from .strategy import ExtractionStrategy
 
@@ -200,8 +200,7 @@ class OllamaChatStrategy(ExtractionStrategy):
             call_id = call_id if isinstance(call_id, str) and call_id else None
             name = function.get("name") if isinstance(function, dict) else None
             if not isinstance(name, str):
-                raw = json.dumps(call, ensure_ascii=False, default=str)
-                found.append(ExtractedCall("", {}, call_id, "tool call has no function name", raw))
+                found.append(nameless_call(call, call_id, "tool call has no function name"))
                 continue
             # A call without `arguments` (a tool with no parameters) means {}.
             found.append(call_from_object(name, function.get("arguments"), call_id))
