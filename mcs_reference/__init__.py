@@ -21,6 +21,7 @@ _HOMES = {
     "OpenAIResponsesStrategy": "openai_responses",
     "AnthropicMessagesStrategy": "anthropic_messages",
     "OllamaChatStrategy": "ollama_chat",
+    "GeminiStrategy": "gemini",
     "TextStrategy": "text",
     "JsonCodec": "text_codecs",
     "HermesCodec": "text_codecs",

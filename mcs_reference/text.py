@@ -15,8 +15,10 @@ from .text_codecs import HermesCodec, JsonCodec
 
 __all__ = ["HermesCodec", "JsonCodec", "TextStrategy"]
 
-# Keys that mark a native shape: OpenAI Chat calls and bodies, Responses, Anthropic, Ollama.
-_NATIVE_KEYS = ("tool_calls", "choices", "output", "message", "type")
+# Keys that mark a native shape: OpenAI Chat calls and bodies, Responses, Anthropic, Ollama,
+# Gemini (a record, or a usage-only or blocked-prompt one).
+_NATIVE_KEYS = ("tool_calls", "choices", "output", "message", "type", "candidates",
+                "usageMetadata", "promptFeedback")
 _EXPECTED = "a str text delta, or a dict with a str 'content' and no native structure"
 
 
