@@ -116,3 +116,37 @@ def test_the_end_signal_after_a_provider_error_leaves_the_stream_not_done():
             buffer.add(chunk)
     buffer.add(END_OF_STREAM)
     assert not buffer.is_done()
+
+
+# Gemini's raw body: `data: <record>` with Google's own JSON spacing, each record followed by
+# CRLF CRLF; no `[DONE]`: the body just ends, and the record's finishReason says it is done.
+GEMINI_RECORDS = [
+    {"candidates": [{"content": {"parts": [{"text": "The capital"}], "role": "model"}, "index": 0}],
+     "modelVersion": "gemini-3-pro-preview"},
+    {"candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "finishReason": "STOP",
+                     "index": 0}], "usageMetadata": {"promptTokenCount": 257}},
+]
+GEMINI_BODY = "".join(
+    "data: " + json.dumps(record, separators=(",", ": ")) + "\r\n\r\n" for record in GEMINI_RECORDS
+).encode()
+
+
+@given(st.lists(st.integers(1, 7), min_size=1, max_size=30))
+def test_a_gemini_body_decodes_whatever_the_network_cuts(sizes):
+    pieces, start = [], 0
+    while start < len(GEMINI_BODY):  # cuts fall anywhere, between \r and \n too
+        size = sizes[len(pieces) % len(sizes)]
+        pieces.append(GEMINI_BODY[start:start + size])
+        start += size
+    assert list(iter_chunks(pieces)) == GEMINI_RECORDS  # no END_OF_STREAM: there is no [DONE]
+    decoder = BodyDecoder()
+    assert decoder.feed(GEMINI_BODY) + decoder.close() == GEMINI_RECORDS
+    assert decoder.format == "sse" and not decoder.done
+
+
+def test_a_gemini_body_without_its_last_separator_and_the_buffer_it_feeds():
+    body = GEMINI_BODY[:-4]
+    assert decode_body(body) == GEMINI_RECORDS
+    buffer = LLMStreamBuffer()
+    shown = "".join(buffer.add(chunk) for chunk in iter_chunks(body))
+    assert shown == "The capital" and buffer.strategy.name == "gemini" and buffer.is_done()
