@@ -26,10 +26,16 @@ OPENINGS = {
                           "response": RESPONSE}],
     "ollama-chat": [{"model": "m", "created_at": "2025-01-01T00:00:00Z",
                      "message": {"role": "assistant", "content": "Hi"}, "done": False}],
+    "gemini": [{"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"},
+                                "index": 0}], "modelVersion": "gemini-2.5-flash"}],
 }
 ERRORS = {
     "anthropic-messages": {"type": "overloaded_error", "message": "Overloaded"},
     "ollama-chat": "model runner has unexpectedly stopped",
+    # Gemini: an error record; an answer stopped (finishReason) or a prompt blocked, by name
+    ("gemini", "record"): {"code": 503, "message": "The model is overloaded.",
+                           "status": "UNAVAILABLE"},
+    "gemini": {"status": "SAFETY", "message": "SAFETY"},
 }
 CASES = [(wire, form) for wire, forms in ERROR_FORMS.items() for form in forms]
 
@@ -40,8 +46,9 @@ def message_of(error) -> str:
 
 @pytest.mark.parametrize("wire, form", CASES, ids=[f"{w}-{f}" for w, f in CASES])
 def test_every_error_form_raises_provider_error_and_never_completes(wire, form):
-    error = ERRORS.get(wire, {"message": "The server had an error.", "type": "server_error",
-                              "code": "server_error", "param": None})
+    error = ERRORS.get((wire, form)) or ERRORS.get(wire, {
+        "message": "The server had an error.", "type": "server_error", "code": "server_error",
+        "param": None})
     opening = OPENINGS[wire]
     tail, _ = error_tail(wire, form, error, last=opening[-1], response=RESPONSE, sequence=1)
     if wire in ("openai-chat", "text"):
