@@ -124,7 +124,7 @@ def false_positive_guard(subject: Subject) -> None:
 
 
 # -- the fall-through of leaking formats ------------------------------------------------------
-_LEAKING = ("openai-responses", "anthropic-messages", "ollama-chat")
+_LEAKING = ("openai-responses", "anthropic-messages", "ollama-chat", "gemini")
 
 
 def _leaks(subject: Subject) -> bool:
@@ -148,7 +148,7 @@ def _not_text_history(history: list) -> str | None:
 @clause(
     "extract.leak-fallthrough",
     level="MUST",
-    meaning="A native message of a leaking format (Anthropic, Responses, Ollama) with a call "
+    meaning="A native message of a leaking format (Anthropic, Responses, Ollama, Gemini) with a call "
             "written in its text and no native call extracts nothing natively, shows the call "
             "in content_text(), and the driver runs it through its backup text strategy with a "
             "text-shaped history; a text strategy used as that backup finds the call.",

@@ -27,7 +27,8 @@ from mcs_conformance.targets import BUNDLED_STRATEGIES
 TESTS = Path(__file__).resolve().parents[1]
 BROKEN = sorted(p.stem for p in (TESTS / "broken").glob("*.py") if not p.stem.startswith("_"))
 REFERENCE_STRATEGIES = ("OpenAIChatStrategy", "OpenAIResponsesStrategy",
-                        "AnthropicMessagesStrategy", "OllamaChatStrategy", "TextStrategy")
+                        "AnthropicMessagesStrategy", "OllamaChatStrategy", "GeminiStrategy",
+                        "TextStrategy")
 
 
 def clause_reports(result: pytest.RunResult) -> dict[str, tuple[str, dict, str]]:
