@@ -1,0 +1,57 @@
+'use strict';
+/**
+ * node-google-genai: `@google/genai`'s `ai.models.generateContentStream(...)`, as its README
+ * streams with function declarations: each chunk's `chunk.text` joined, each chunk's
+ * `chunk.functionCalls` collected. The client's `httpOptions.baseUrl` is the case URL (the
+ * SDK appends `/v1beta/models/<model>:streamGenerateContent?alt=sse`).
+ */
+const {serve, requirePeer} = require('../node-protocol.cjs');
+
+const {GoogleGenAI} = requirePeer(__dirname, '@google/genai');
+
+// `config.thinkingConfig.includeThoughts`, and `config.toolConfig.functionCallingConfig
+// .streamFunctionCallArguments`, which the SDK documents as Vertex AI's only: asked through a
+// Vertex AI client in express mode (`enterprise: true` with an API key) at the same base URL.
+const FEATURES = {gemini: ['include_thoughts', 'stream_function_call_arguments']};
+
+/** The outcome `arguments` of a `FunctionCall.args` (an object, or none). */
+function callArguments(args) {
+  if (args === undefined || args === null) return {}; // a call without args: no parameters
+  if (typeof args === 'object' && !Array.isArray(args)) return args;
+  return JSON.stringify(args); // JSON that is not an object: written back as text
+}
+
+async function generate(baseUrl, request) {
+  const vertex = Boolean(request.stream_function_call_arguments);
+  // No retryOptions: the SDK then makes one attempt (a retried request would fetch the same
+  // served body again).
+  const ai = new GoogleGenAI({apiKey: 'sk-mcs', ...(vertex ? {enterprise: true} : {}),
+    httpOptions: {baseUrl}});
+  const config = {};
+  if (request.tools.length) {
+    // The README declares tools with `parametersJsonSchema`: a JSON Schema as it is.
+    config.tools = [{functionDeclarations: request.tools.map(({name, description, parameters}) =>
+      ({name, description, parametersJsonSchema: parameters}))}];
+  }
+  if (request.include_thoughts) config.thinkingConfig = {includeThoughts: true};
+  if (vertex) {
+    config.toolConfig = {functionCallingConfig: {streamFunctionCallArguments: true}};
+  }
+  const stream = await ai.models.generateContentStream({
+    model: 'gemini-2.5-flash', contents: 'Call the tool.', config,
+  });
+  let text = '';
+  const calls = [];
+  for await (const chunk of stream) {
+    text += chunk.text ?? '';
+    for (const call of chunk.functionCalls ?? []) {
+      calls.push({name: typeof call.name === 'string' ? call.name : '',
+        arguments: callArguments(call.args), id: call.id ?? null});
+    }
+  }
+  // The SDK yields chunks and assembles no whole GenerateContentResponse: no native message.
+  return {calls, text, message: null, error: null};
+}
+
+serve(__dirname, '@google/genai', (wire, baseUrl, request) => generate(baseUrl, request),
+  {features: FEATURES});
