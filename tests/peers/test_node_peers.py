@@ -30,6 +30,7 @@ STREAMS = {
     "openai-chat": "openai-chat/tool-fragmented-arguments.sse",
     "openai-responses": "openai-responses/function-call-argument-deltas.sse",
     "anthropic-messages": "anthropic-messages/text-then-tool-use.sse",
+    "gemini": "gemini/text-then-call.sse",
 }
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None,
