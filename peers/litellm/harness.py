@@ -1,6 +1,8 @@
 """LiteLLM as its users stream: `litellm.completion(..., stream=True)`, the chunks kept and
 rebuilt with `litellm.stream_chunk_builder`. OpenAI Chat through its `openai/` provider
-(a self-hosted OpenAI-compatible server), Anthropic Messages through `anthropic/`."""
+(a self-hosted OpenAI-compatible server), Anthropic Messages through `anthropic/`, Gemini
+through `gemini/` (Google AI Studio's provider; `vertex_ai/` needs Google credentials: it
+fetches an OAuth token before any request, whatever the api_base)."""
 import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # offline: no cost-map download
@@ -9,8 +11,10 @@ import litellm
 from _protocol import call, chat_options, outcome, serve
 
 # `completion()`'s documented parameters: `n` and `stream_options` (OpenAI's), `thinking`
-# (Anthropic's, which litellm passes through).
-FEATURES = {"openai-chat": ["n", "include_usage"], "anthropic-messages": ["thinking"]}
+# (Anthropic's, which litellm passes through, and maps to Gemini's `includeThoughts`). Not
+# `stream_function_call_arguments`: no parameter asks it, and it is Vertex AI's alone.
+FEATURES = {"openai-chat": ["n", "include_usage"], "anthropic-messages": ["thinking"],
+            "gemini": ["include_thoughts"]}
 
 MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
 
@@ -21,12 +25,18 @@ def options_of(request):
     if "thinking" in request:
         options["thinking"] = {"type": "enabled", "budget_tokens": request["thinking"]["budget_tokens"]}
         options["max_tokens"] = 4096
+    if request.get("include_thoughts"):
+        # On gemini/, `thinking` becomes `thinkingConfig` with `includeThoughts: true`.
+        options["thinking"] = {"type": "enabled", "budget_tokens": 1024}
     return options
 
 
 def run(base_url, wire, request):
     if wire == "openai-chat":
         model, api_base = "openai/gpt-4o", base_url.rstrip("/") + "/v1"
+    elif wire == "gemini":
+        # Google AI Studio's provider; a custom api_base gets `/models/<model>:<method>`.
+        model, api_base = "gemini/gemini-2.5-flash", base_url.rstrip("/") + "/v1beta"
     else:
         model, api_base = "anthropic/claude-sonnet-4-5", base_url.rstrip("/")
     chunks = list(litellm.completion(model=model, messages=MESSAGES, api_base=api_base,

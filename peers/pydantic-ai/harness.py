@@ -1,6 +1,7 @@
 """Pydantic AI as its users stream one model request: `model_request_stream_sync` with its
-OpenAI chat model or its Anthropic model, the events consumed, then the final
-`ModelResponse` (`stream.response`)."""
+OpenAI chat model, its Anthropic model or its Google model (`GoogleModel` with a
+`GoogleProvider` given the base URL), the events consumed, then the final `ModelResponse`
+(`stream.response`)."""
 
 from pydantic_ai import ModelRequest
 from pydantic_ai.models import ModelRequestParameters
@@ -8,15 +9,19 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.direct import model_request_stream_sync
 from pydantic_ai.messages import TextPart, ToolCallPart
 from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.google import GoogleModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.google import GoogleProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from _protocol import call, outcome, serve, tools_of
 
 # Pydantic AI's OpenAI chat model has no `n` setting and always asks for the usage chunk;
-# its Anthropic model takes `anthropic_thinking`.
-FEATURES = {"openai-chat": ["include_usage"], "anthropic-messages": ["thinking"]}
+# its Anthropic model takes `anthropic_thinking`; its Google model `google_thinking_config`,
+# and no setting asks `streamFunctionCallArguments` (it builds `toolConfig` itself).
+FEATURES = {"openai-chat": ["include_usage"], "anthropic-messages": ["thinking"],
+            "gemini": ["include_thoughts"]}
 
 
 def parameters_of(request):
@@ -31,6 +36,8 @@ def settings_of(request):
         return {"anthropic_thinking": {"type": "enabled",
                                        "budget_tokens": request["thinking"]["budget_tokens"]},
                 "max_tokens": 4096}
+    if request.get("include_thoughts"):
+        return {"google_thinking_config": {"include_thoughts": True}}
     return None
 
 
@@ -38,6 +45,8 @@ def model_for(base_url, wire):
     if wire == "openai-chat":
         provider = OpenAIProvider(base_url=base_url.rstrip("/") + "/v1", api_key="sk-mcs")
         return OpenAIChatModel("gpt-4o", provider=provider)
+    if wire == "gemini":  # google-genai calls `<base_url>/v1beta/models/<model>:streamGenerateContent`
+        return GoogleModel("gemini-2.5-flash", provider=GoogleProvider(base_url=base_url, api_key="sk-mcs"))
     provider = AnthropicProvider(base_url=base_url.rstrip("/"), api_key="sk-mcs")
     return AnthropicModel("claude-sonnet-4-5", provider=provider)
 
