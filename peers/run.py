@@ -13,7 +13,6 @@ its own under `.peers/<name>/`, installed here when missing. See docs/peers.md, 
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="peers/run.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="run only this peer (repeatable; they run in this order)")
+    parser.add_argument("--wire", action="append", default=[], metavar="WIRE",
+                        help="run only this wire's cells (repeatable); the peer's other rows "
+                             "and findings stay as they are")
+    parser.add_argument("--mode", action="append", default=[], metavar="MODE",
+                        help="run only this mode: none (the provider's own shape) or a server "
+                             "profile's name (repeatable)")
     parser.add_argument("--profile", default="ci", help="the kit's profile (default: ci)")
     parser.add_argument("--server-profile", metavar="P",
                         help="the kit's profile for the server-profile runs (default: --profile)")
@@ -106,6 +111,11 @@ def _cell_rows(peer: catalog.Peer, version: str, cell: certifying.Cell, args) ->
     return row
 
 
+def _mode_of(name: str, wire: str) -> str:
+    """The mode of a saved finding's file, `<clause>--<wire>--quirks-<mode>[--N].<ext>`."""
+    return name.split(f"--{wire}--quirks-", 1)[1].split(".")[0].split("--")[0]
+
+
 def _placeholder(peer: catalog.Peer, version: str, wire: str, quirks: str, status: str,
                  problem: str | None) -> dict:
     return {"peer": peer.name, "version": version, "language": peer.language,
@@ -121,12 +131,17 @@ def run_peer(peer: catalog.Peer, args, pool: ThreadPoolExecutor, work: Path) -> 
         say(f"{peer.name}: cannot run: {problem}")
         return [_placeholder(peer, peer.pinned(), w, q, "could not run", problem)
                 for w in peer.wires for q in catalog.modes_of(w)]
-    shutil.rmtree(FINDINGS / peer.name, ignore_errors=True)
     jobs = []
     for wire in peer.wires:
+        if args.wire and wire not in args.wire:
+            continue
+        modes = [mode for mode in catalog.modes_of(wire) if not args.mode or mode in args.mode]
+        for stale in (FINDINGS / peer.name / wire).glob(f"*--{wire}--quirks-*"):
+            if _mode_of(stale.name, wire) in modes:  # the cells about to run, and only those
+                stale.unlink()
         implementation, exposes = certifying.probe(peer, wire)
         version = implementation["version"]
-        for quirks in catalog.modes_of(wire):
+        for quirks in modes:
             out = work / f"{peer.name}-{wire}-{quirks}"
 
             def job(wire=wire, quirks=quirks, out=out, version=version, exposes=exposes):
@@ -202,7 +217,10 @@ def run_matrix(chosen: list[catalog.Peer], peers: list[catalog.Peer], rows: list
                     left[peer.name] = left.get(peer.name, 0) + 1
         rows = publish(rows, peers)
         for future in as_completed(owner):
-            rows = publish(results.merged(rows, [future.result()]), peers)
+            try:
+                rows = publish(results.merged(rows, [future.result()]), peers)
+            except Exception as exc:  # one cell's failure loses no other cell's row
+                say(f"{owner[future]}: a cell could not finish: {type(exc).__name__}: {exc}")
             left[owner[future]] -= 1
             if not left[owner[future]]:
                 snapshot(owner[future])
