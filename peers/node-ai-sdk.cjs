@@ -13,6 +13,7 @@
 const {argumentsOf, errorText, requirePeer, installedVersion} = require('./node-protocol.cjs');
 
 const PLACEHOLDER = 'mcs_placeholder_tool';
+const FAILED_FINISH = new Set(['error', 'content-filter']);
 
 /** `ai`'s version with the provider package's, e.g. "3.0.141 (ai 6.0.326)". */
 function versionOf(peerDir, provider) {
@@ -55,15 +56,21 @@ async function streamOutcome(peerDir, model, request, {providerOptions, toolOpti
   });
   let toolCalls = [];
   let text = '';
+  let finishReason;
   try {
-    [toolCalls, text] = await Promise.all([result.toolCalls, result.text]);
+    [toolCalls, text, finishReason] = await Promise.all([result.toolCalls, result.text,
+      result.finishReason]);
   } catch (err) {
     errors.push(err);
   }
+  // The SDK's documented report of an answer that failed: `finishReason` 'error' or
+  // 'content-filter' (a user reads it beside the text); it is the library's error report.
+  if (!errors.length && FAILED_FINISH.has(finishReason)) errors.push(`finishReason: ${finishReason}`);
   const calls = toolCalls.filter((call) => !call.providerExecuted).map((call) => ({
     name: call.toolName, arguments: inputArguments(call.input), id: call.toolCallId ?? null}));
   return {calls, text, message: null,
-    error: errors.length ? errors.map(errorText).join('; ') : null};
+    error: errors.length ? errors.map((e) => typeof e === 'string' ? e : errorText(e)).join('; ')
+      : null};
 }
 
 module.exports = {streamOutcome, versionOf};

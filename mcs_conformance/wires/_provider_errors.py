@@ -51,9 +51,11 @@ _GEMINI_ERRORS = (
      "status": "UNAVAILABLE"},
 )
 _GEMINI_STOPS = {  # form -> the error objects of answers stopped or prompts blocked
+    # only reasons that unmistakably mean the answer was refused (not OTHER, whose meaning
+    # is "unknown": a library that reads it as a normal end is not plainly wrong)
     "finish": ({"status": "SAFETY", "message": "SAFETY"},
                {"status": "RECITATION", "message": "RECITATION"},
-               {"status": "OTHER", "message": "The response was stopped."}),
+               {"status": "PROHIBITED_CONTENT", "message": "The response was blocked."}),
     "blocked": ({"status": "SAFETY", "message": "SAFETY"},
                 {"status": "PROHIBITED_CONTENT", "message": "PROHIBITED_CONTENT"}),
 }

@@ -14,6 +14,10 @@ const {GoogleGenAI} = requirePeer(__dirname, '@google/genai');
 // Vertex AI client in express mode (`enterprise: true` with an API key) at the same base URL.
 const FEATURES = {gemini: ['include_thoughts', 'stream_function_call_arguments']};
 
+// Finish reasons of an answer that ended normally; any other one (SAFETY, RECITATION,
+// MALFORMED_FUNCTION_CALL, ...) is how the SDK tells its user the answer failed.
+const NORMAL_FINISH = new Set(['STOP', 'MAX_TOKENS', 'FINISH_REASON_UNSPECIFIED']);
+
 /** The outcome `arguments` of a `FunctionCall.args` (an object, or none). */
 function callArguments(args) {
   if (args === undefined || args === null) return {}; // a call without args: no parameters
@@ -42,7 +46,12 @@ async function generate(baseUrl, request) {
   });
   let text = '';
   const calls = [];
+  let stopped = null; // the answer's failure as the SDK reports it: a finish reason or a block
   for await (const chunk of stream) {
+    const finish = chunk.candidates?.[0]?.finishReason;
+    if (finish && !NORMAL_FINISH.has(finish)) stopped = `finishReason: ${finish}`;
+    const blocked = chunk.promptFeedback?.blockReason;
+    if (blocked) stopped = `promptFeedback.blockReason: ${blocked}`;
     text += chunk.text ?? '';
     for (const call of chunk.functionCalls ?? []) {
       calls.push({name: typeof call.name === 'string' ? call.name : '',
@@ -50,7 +59,7 @@ async function generate(baseUrl, request) {
     }
   }
   // The SDK yields chunks and assembles no whole GenerateContentResponse: no native message.
-  return {calls, text, message: null, error: null};
+  return {calls, text, message: null, error: stopped};
 }
 
 serve(__dirname, '@google/genai', (wire, baseUrl, request) => generate(baseUrl, request),
