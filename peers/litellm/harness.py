@@ -50,7 +50,11 @@ def run(base_url, wire, request):
              for tc in message.tool_calls or []]
     # Its message has OpenAI's shape: native only on openai-chat.
     native = message.model_dump(mode="json") if wire == "openai-chat" else None
-    return outcome(calls, message.content or "", native)
+    # On gemini, litellm tells its user of a refused answer (SAFETY, RECITATION, a blocked
+    # prompt) by `finish_reason: "content_filter"`, raising nothing: its error report.
+    finish = response.choices[0].finish_reason
+    stopped = f"finish_reason: {finish}" if wire == "gemini" and finish == "content_filter" else None
+    return outcome(calls, message.content or "", native, stopped)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,12 @@ def run(base_url, wire, request):
     calls = [call(part.tool_name, arguments_of(part), part.tool_call_id)
              for part in response.parts if isinstance(part, ToolCallPart)]
     text = "".join(part.content for part in response.parts if isinstance(part, TextPart))
-    return outcome(calls, text, None)  # a ModelResponse is not the provider's message
+    # On gemini, a failed answer (a refusal, a blocked prompt, MALFORMED_FUNCTION_CALL) is
+    # told by `response.finish_reason` 'content_filter' or 'error', raising nothing: its
+    # error report (an Agent would raise ContentFilterError on an empty refused answer).
+    failed = wire == "gemini" and response.finish_reason in ("content_filter", "error")
+    stopped = f"finish_reason: {response.finish_reason}" if failed else None
+    return outcome(calls, text, None, stopped)  # a ModelResponse is not the provider's message
 
 
 if __name__ == "__main__":
