@@ -1,0 +1,52 @@
+"""langchain-google-genai as its users stream: `ChatGoogleGenerativeAI(...).bind_tools(...)`
+then `.stream()`, the chunks summed with `+`, the calls read from the summed
+`AIMessageChunk`'s `tool_calls` and `invalid_tool_calls`, a failed answer (a blocked prompt, a
+finish reason such as SAFETY) from its `response_metadata`."""
+
+from langchain_google_genai import ChatGoogleGenerativeAI
+
+from _protocol import openai_tools, outcome, serve
+from _langchain import summed_calls, summed_stream
+
+# `include_thoughts=True` on the model; `bind_tools(..., tool_config=...)` with
+# `stream_function_call_arguments`, which Gemini takes on Vertex AI only: there the model is
+# `vertexai=True` with an API key (express mode), as langchain-google-genai's own test of
+# the option streams it.
+FEATURES = {"gemini": ["include_thoughts", "stream_function_call_arguments"]}
+
+# Finish reasons of an answer that ended normally; any other one (SAFETY, RECITATION,
+# MALFORMED_FUNCTION_CALL, ...) is how the model tells its user the answer failed.
+NORMAL_FINISH = {"STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"}
+
+
+def stopped_by(message):
+    """The answer's failure as the summed message's `response_metadata` tells it (a blocked
+    prompt's `prompt_feedback`, a failed answer's `finish_reason`), or None."""
+    blocked = (message.response_metadata.get("prompt_feedback") or {}).get("block_reason")
+    if blocked:
+        return f"promptFeedback.blockReason: {getattr(blocked, 'value', blocked)}"
+    finish = message.response_metadata.get("finish_reason")
+    return f"finishReason: {finish}" if finish and finish not in NORMAL_FINISH else None
+
+
+def run(base_url, wire, request):
+    streamed_arguments = bool(request.get("stream_function_call_arguments"))
+    # `max_retries=1` is one attempt (its docs: 0 would mean the SDK's default retries).
+    model = ChatGoogleGenerativeAI(
+        model="gemini-2.5-flash", api_key="mcs-key", base_url=base_url,
+        vertexai=streamed_arguments, max_retries=1,
+        include_thoughts=True if request.get("include_thoughts") else None)
+    options = {}
+    if streamed_arguments:
+        options["tool_config"] = {
+            "function_calling_config": {"stream_function_call_arguments": True}}
+    tools = openai_tools(request)
+    # `tool_config` goes through `bind_tools`, even with no tool to declare.
+    total = summed_stream(model.bind_tools(tools, **options) if tools or options else model)
+    if total is None:
+        return outcome()
+    return outcome(summed_calls(total), total.text, None, stopped_by(total))
+
+
+if __name__ == "__main__":
+    serve(__file__, run, FEATURES)
