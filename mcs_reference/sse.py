@@ -1,10 +1,12 @@
-"""Turn a recorded or live HTTP body (SSE or NDJSON bytes) into chunks for the buffer.
+"""Turn a recorded or live HTTP body (SSE, NDJSON or event-stream bytes) into chunks.
 
 SSE: `data:` lines (several join with newlines), `event:`/`id:`/`retry:` fields in any
 order, `:` comments, CRLF or LF, `data: [DONE]` (the end, not a chunk: `iter_chunks` hands it
 on as `END_OF_STREAM`, so that a buffer fed from it knows the server said the stream is
 complete). NDJSON: one JSON value per line (Ollama, and recordings stored without their SSE
-framing).
+framing). Event stream: Bedrock's binary `application/vnd.amazon.eventstream` frames
+(`eventstream.py`), each one chunk `{event type: payload}` as boto3 yields it; a body whose
+first byte is NUL is one (its first frame is far below 16 MiB), as no text body starts so.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from ._json import shorten
 from .errors import MalformedChunk
+from .eventstream import FrameDecoder, chunk_of
 
 __all__ = ["END_OF_STREAM", "BodyDecoder", "decode_body", "iter_chunks"]
 
@@ -35,9 +38,11 @@ class BodyDecoder:
     """Incremental decoder: `feed(bytes)` returns the chunks completed so far; `close()` ends."""
 
     def __init__(self, *, format: str | None = None):
-        if format not in (None, "sse", "ndjson"):
-            raise ValueError(f"format must be 'sse', 'ndjson' or None (detect), got {format!r}")
+        if format not in (None, "sse", "ndjson", "eventstream"):
+            raise ValueError("format must be 'sse', 'ndjson', 'eventstream' or None (detect), "
+                             f"got {format!r}")
         self.format = format
+        self._frames = FrameDecoder() if format == "eventstream" else None
         self._tail = b""
         self._data: list[str] = []
         self._events = 0
@@ -54,6 +59,10 @@ class BodyDecoder:
         """
         if self._error is not None:
             raise self._error
+        if self.format is None and not self._line and not self._tail and data[:1] == b"\0":
+            self.format, self._frames = "eventstream", FrameDecoder()
+        if self._frames is not None:
+            return self._chunks_of(self._frames.feed(data))
         lines = (self._tail + data).split(b"\n")
         self._tail = lines.pop()
         out: list[Any] = []
@@ -71,11 +80,27 @@ class BodyDecoder:
         """Flush the last line and any event not followed by a blank line."""
         if self._error is not None:
             raise self._error
+        if self._frames is not None:
+            self._frames.close()
+            return []
         out: list[Any] = []
         if self._tail:
             self._take_line(self._tail, out)
             self._tail = b""
         self._flush(out)
+        return out
+
+    def _chunks_of(self, frames: list) -> list[Any]:
+        out: list[Any] = []
+        for frame in frames:
+            try:
+                out.append(chunk_of(frame, self._events))
+            except MalformedChunk as exc:
+                if not out:
+                    raise
+                self._error = exc
+                break
+            self._events += 1
         return out
 
     def _take_line(self, raw: bytes, out: list[Any]) -> None:
