@@ -22,6 +22,7 @@ _HOMES = {
     "AnthropicMessagesStrategy": "anthropic_messages",
     "OllamaChatStrategy": "ollama_chat",
     "GeminiStrategy": "gemini",
+    "BedrockConverseStrategy": "bedrock_converse",
     "TextStrategy": "text",
     "JsonCodec": "text_codecs",
     "HermesCodec": "text_codecs",

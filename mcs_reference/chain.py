@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .anthropic_messages import AnthropicMessagesStrategy
+from .bedrock_converse import BedrockConverseStrategy
 from .gemini import GeminiStrategy
 from .ollama_chat import OllamaChatStrategy
 from .openai_chat import OpenAIChatStrategy
@@ -63,12 +64,14 @@ class ExtractionChain:
 
 
 def default_chain() -> ExtractionChain:
-    """OpenAI Chat, Responses, Anthropic, Ollama, Gemini, then the JSON text strategy."""
+    """OpenAI Chat, Responses, Anthropic, Ollama, Gemini, Bedrock Converse, then the JSON text
+    strategy."""
     return ExtractionChain([
         OpenAIChatStrategy(),
         OpenAIResponsesStrategy(),
         AnthropicMessagesStrategy(),
         OllamaChatStrategy(),
         GeminiStrategy(),
+        BedrockConverseStrategy(),
         TextStrategy(JsonCodec()),
     ])

@@ -16,9 +16,12 @@ from .text_codecs import HermesCodec, JsonCodec
 __all__ = ["HermesCodec", "JsonCodec", "TextStrategy"]
 
 # Keys that mark a native shape: OpenAI Chat calls and bodies, Responses, Anthropic, Ollama,
-# Gemini (a record, or a usage-only or blocked-prompt one).
+# Gemini (a record, or a usage-only or blocked-prompt one), Bedrock Converse (a response, or
+# an event: one key, its type).
 _NATIVE_KEYS = ("tool_calls", "choices", "output", "message", "type", "candidates",
-                "usageMetadata", "promptFeedback")
+                "usageMetadata", "promptFeedback", "stopReason", "messageStart",
+                "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop",
+                "metadata")
 _EXPECTED = "a str text delta, or a dict with a str 'content' and no native structure"
 
 

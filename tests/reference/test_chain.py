@@ -14,7 +14,7 @@ OPENAI_MESSAGE = {"role": "assistant", "content": None, "tool_calls": []}
 def test_default_chain_order():
     names = [s.name for s in default_chain()]
     assert names == ["openai-chat", "openai-responses", "anthropic-messages", "ollama-chat", "gemini",
-                     "text-json"]
+                     "bedrock-converse", "text-json"]
 
 
 def test_reorder_moves_the_match_to_the_front_and_results_do_not_change():
@@ -35,7 +35,7 @@ def test_no_match_is_none_and_empty_chain_is_refused():
 def test_text_strategies_and_repr():
     chain = default_chain()
     assert [s.name for s in chain.text_strategies()] == ["text-json"]
-    assert repr(chain).startswith("ExtractionChain([openai-chat") and len(chain) == 6
+    assert repr(chain).startswith("ExtractionChain([openai-chat") and len(chain) == 7
 
 
 # Shapes as the servers send them (trimmed): records and bodies of each wire.

@@ -72,7 +72,7 @@ def test_identity_and_place_in_the_default_chain():
     strategy = GeminiStrategy()
     assert strategy.name == "gemini" and strategy.leaks_into_text is True
     names = [s.name for s in default_chain()]
-    assert names.index("gemini") == names.index("ollama-chat") + 1 == len(names) - 2
+    assert names.index("gemini") == names.index("ollama-chat") + 1 == len(names) - 3
 
 
 @pytest.mark.parametrize("shape", [

@@ -28,6 +28,8 @@ OPENINGS = {
                      "message": {"role": "assistant", "content": "Hi"}, "done": False}],
     "gemini": [{"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"},
                                 "index": 0}], "modelVersion": "gemini-2.5-flash"}],
+    "bedrock-converse": [{"messageStart": {"role": "assistant"}},
+                         {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "Hi"}}}],
 }
 ERRORS = {
     "anthropic-messages": {"type": "overloaded_error", "message": "Overloaded"},
@@ -36,6 +38,7 @@ ERRORS = {
     ("gemini", "record"): {"code": 503, "message": "The model is overloaded.",
                            "status": "UNAVAILABLE"},
     "gemini": {"status": "SAFETY", "message": "SAFETY"},
+    "bedrock-converse": {"type": "throttlingException", "message": "Too many requests."},
 }
 CASES = [(wire, form) for wire, forms in ERROR_FORMS.items() for form in forms]
 
