@@ -248,8 +248,21 @@ def _gemini(case: Any, history: list) -> str | None:
     return None
 
 
+def _bedrock(case: Any, history: list) -> str | None:
+    # the assistant turn is the answer's blocks as they came; one user turn of toolResults
+    blocks = case.message["output"]["message"]["content"]
+    turn = history[0]
+    if turn.get("role") != "assistant" or turn.get("content") != blocks:
+        return f"the assistant turn is {show(turn)}, expected role 'assistant' and the blocks " \
+               f"{show(blocks)} unchanged (reasoning signatures included)"
+    results = [b["toolResult"].get("toolUseId") for m in history[1:]
+               for b in m.get("content") or () if isinstance(b, dict) and "toolResult" in b]
+    return _result_ids([c.id for c in case.calls], results, "toolResult block")
+
+
 _CHECKS = {"openai-chat": _openai_chat, "anthropic-messages": _anthropic,
-           "openai-responses": _responses, "ollama-chat": _ollama, "gemini": _gemini}
+           "openai-responses": _responses, "ollama-chat": _ollama, "gemini": _gemini,
+           "bedrock-converse": _bedrock}
 
 
 def _knows_history(subject: Subject) -> bool:

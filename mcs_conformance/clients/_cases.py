@@ -90,7 +90,11 @@ def _terminal_end(case: Case, body_quirks: frozenset) -> int:
     trailer = len(frame_body(case.wire, [], quirks=body_quirks))
     if case.done_at >= len(case.chunks):
         return len(body) - trailer + frame_body(case.wire, [], quirks=body_quirks).index(b"]")
-    through = frame_body(case.wire, case.chunks[:case.done_at + 1], quirks=body_quirks)
+    # Converse states the answer's end in messageStop; the metadata after it only counts
+    # tokens, so a body cut between the two is not held against a client
+    signal = next((index for index, chunk in enumerate(case.chunks) if "messageStop" in chunk),
+                  case.done_at) if case.wire == "bedrock-converse" else case.done_at
+    through = frame_body(case.wire, case.chunks[:signal + 1], quirks=body_quirks)
     return through.rindex(b"}", 0, len(through) - trailer)
 
 

@@ -61,10 +61,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(served)
 
     def _wants_whole(self, request: Any) -> bool:
-        """A `stream=false` request: `"stream": false` in its JSON, or Gemini's
-        `:generateContent` path (its streaming twin is `:streamGenerateContent`)."""
+        """A `stream=false` request: `"stream": false` in its JSON, Gemini's
+        `:generateContent` path (its streaming twin is `:streamGenerateContent`) or
+        Converse's `/converse` (its twin is `/converse-stream`)."""
+        path = self.path.split("?")[0]
         return (isinstance(request, dict) and request.get("stream") is False) or \
-            self.path.split("?")[0].endswith(":generateContent")
+            path.endswith(":generateContent") or path.endswith("/converse")
 
     def do_GET(self) -> None:
         """What a case serves, for a human pointing a browser or curl at it."""

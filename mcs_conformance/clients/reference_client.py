@@ -30,7 +30,9 @@ PATHS = {
     "anthropic-messages": "v1/messages",
     "ollama-chat": "api/chat",
     "gemini": "v1beta/models/mcs:streamGenerateContent?alt=sse",
+    "bedrock-converse": "model/mcs/converse-stream",
 }
+_DECODING = {"ollama-chat": "ndjson", "bedrock-converse": "eventstream"}  # else SSE
 _PROMPT = "What is the weather in Paris?"
 
 
@@ -41,6 +43,8 @@ def request_body(wire: str, *, stream: bool = True, request: dict | None = None)
     tools = request.get("tools", [])
     if wire == "gemini":
         return _gemini_body(request)
+    if wire == "bedrock-converse":
+        return _converse_body(request)
     if wire == "openai-responses":
         body: dict[str, Any] = {"model": "mcs", "input": _PROMPT, "stream": stream}
         tools = [{"type": "function", **tool} for tool in tools]
@@ -76,6 +80,16 @@ def _gemini_body(request: dict) -> dict:
     return body
 
 
+def _converse_body(request: dict) -> dict:
+    """A `converse-stream` request (the path says it streams: the body does not)."""
+    body: dict[str, Any] = {"messages": [{"role": "user", "content": [{"text": _PROMPT}]}]}
+    if request.get("tools"):
+        body["toolConfig"] = {"tools": [{"toolSpec": {
+            "name": tool["name"], "description": tool["description"],
+            "inputSchema": {"json": tool["parameters"]}}} for tool in request["tools"]]}
+    return body
+
+
 def provider_message(raw: bytes) -> str:
     """The message inside a provider's JSON error body (the raw text when there is none)."""
     try:
@@ -83,6 +97,8 @@ def provider_message(raw: bytes) -> str:
     except ValueError:
         return raw.decode("utf-8", "replace")[:200]
     error = body.get("error") if isinstance(body, dict) else None
+    if error is None and isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]  # AWS's {"__type", "message"}
     if isinstance(error, dict):
         return str(error.get("message", error))
     return str(error if error is not None else body)
@@ -123,7 +139,7 @@ def reference_client(base_url: str, wire: str, request: dict | None = None, *,
 
 def _consume(response: http.client.HTTPResponse, wire: str) -> dict:
     """Feed the body to a buffer piece by piece, as the network delivers it."""
-    decoder = BodyDecoder(format="ndjson" if wire == "ollama-chat" else "sse")
+    decoder = BodyDecoder(format=_DECODING.get(wire, "sse"))
     buffer = LLMStreamBuffer()
     try:
         while True:

@@ -1,6 +1,6 @@
 """Corpora: recorded HTTP bodies replayed against snapshots, and failures kept as new entries.
 
-Owns the corpus format (`NAME.sse`, `NAME.jsonl` / `.ndjson`, an optional `NAME.meta.json`
+Owns the corpus format (`NAME.sse`, `NAME.jsonl` / `.ndjson`, `NAME.bin`, an optional `NAME.meta.json`
 sidecar, `__snapshots__/`), replaying a body through a chain into the outcome a snapshot pins
 (and re-chunked, to show the outcome does not depend on where the body was cut),
 `mcs-conformance record`, saving a failing clause's shrunk stream as an entry

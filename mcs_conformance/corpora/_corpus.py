@@ -1,7 +1,8 @@
 """Snapshot corpora: recorded HTTP bodies replayed by `pytest --mcs-corpus=DIR`.
 
-The format: any folder tree of raw bodies as recorded, `NAME.sse` (Server-Sent Events) or
-`NAME.jsonl` / `NAME.ndjson` (one JSON value per line), each with an optional sidecar
+The format: any folder tree of raw bodies as recorded, `NAME.sse` (Server-Sent Events),
+`NAME.jsonl` / `NAME.ndjson` (one JSON value per line) or `NAME.bin` (Bedrock's binary event
+stream), each with an optional sidecar
 `NAME.meta.json` (schema `schemas/corpus-meta.json`). Outcomes are snapshotted in
 `DIR/__snapshots__/<folder>/NAME.json`. The wire is detected through the chain, so a bare folder
 of captures works; the folder names are only for people.
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 # Stream files by suffix, with the format a recorder saw (replays detect it from the body).
-FORMATS = {".sse": "sse", ".jsonl": "ndjson", ".ndjson": "ndjson"}
+FORMATS = {".sse": "sse", ".jsonl": "ndjson", ".ndjson": "ndjson", ".bin": "eventstream"}
 META_SUFFIX = ".meta.json"
 SNAPSHOTS = "__snapshots__"
 META_SCHEMA = "corpus-meta.json"
@@ -95,7 +96,7 @@ def find_streams(root: Path) -> list[Stream]:
         name = path.name[: -len(META_SUFFIX)]
         if path.name.endswith(META_SUFFIX) and path.with_name(name or "_") not in stems:
             raise CorpusError(
-                path, f"sidecar of no stream (expected {name}.sse, .jsonl or .ndjson beside it); "
+                path, f"sidecar of no stream (expected {name}.sse, .jsonl, .ndjson or .bin beside it); "
                 "rename or remove it"
             )
     return streams
@@ -236,7 +237,7 @@ def configure(config: pytest.Config, settings: Any) -> None:
         raise pytest.UsageError(f"--mcs-corpus: {exc}") from None
     if not streams:
         raise pytest.UsageError(
-            f"--mcs-corpus={settings.corpus}: no recorded streams (.sse, .jsonl or .ndjson files) "
+            f"--mcs-corpus={settings.corpus}: no recorded streams (.sse, .jsonl, .ndjson or .bin files) "
             "in that folder; `mcs-conformance record BODY --corpus DIR` adds one"
         )
     config.stash[CORPUS_KEY] = CorpusRun(

@@ -171,7 +171,8 @@ def save(root: Path, *, clause_id: str, target: str, subject: Any, case: Any, re
     codec, judged = codec_spec(subject) if fed.wire == "text" else (None, True)
     fronts = tuple(Meta(path=Path("sidecar"), codec=codec).front()) if codec else ()
     name = entry_name(clause_id, target)
-    ext = ".jsonl" if fed.deltas else ".ndjson" if fed.wire == "ollama-chat" else ".sse"
+    ext = ".jsonl" if fed.deltas else {"ollama-chat": ".ndjson",
+                                       "bedrock-converse": ".bin"}.get(fed.wire, ".sse")
     stream_id = f"{fed.wire}/{name}{ext}"
     reference, mismatches = replay(stream_id, body, _chain(fronts))
     if mismatches:

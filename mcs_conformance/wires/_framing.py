@@ -1,10 +1,11 @@
 """A wire's chunks as the HTTP body its provider sends: one place for the framing.
 
-SSE for every wire but Ollama (Gemini's records are plain `data:` lines, no end marker):
-`event: <type>` before each `data:` line where the wire names
+SSE for every wire but Ollama and Bedrock Converse (Gemini's records are plain `data:`
+lines, no end marker): `event: <type>` before each `data:` line where the wire names
 its events (Responses, Anthropic), `data: [DONE]` after OpenAI Chat, an OpenAI Chat error
 object as an `event: error` with no `[DONE]` after it (Groq); NDJSON for Ollama and for the
-str deltas of a text strategy. Used by the corpus writer (`regressions`) and by the local
+str deltas of a text strategy; binary `application/vnd.amazon.eventstream` frames for Bedrock
+Converse (written by `mcs_reference.eventstream`, the codec the reference reads). Used by the corpus writer (`regressions`) and by the local
 provider server, which also applies the byte-level quirks (`wires/_quirks.py`, wire `body`).
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+from mcs_reference.eventstream import encode_chunk_frame
 from mcs_conformance.wires._provider_errors import is_error_event_chunk
 
 __all__ = ["BODY_QUIRKS_OF", "EVENT_NAMED", "content_type", "frame_body", "json_text"]
@@ -19,6 +21,7 @@ __all__ = ["BODY_QUIRKS_OF", "EVENT_NAMED", "content_type", "frame_body", "json_
 EVENT_NAMED = ("openai-responses", "anthropic-messages")  # `event: <type>` before each data line
 DONE_AFTER = ("openai-chat", "text")  # OpenAI Chat bodies end with `data: [DONE]`
 NDJSON = ("ollama-chat",)
+EVENTSTREAM = ("bedrock-converse",)  # binary application/vnd.amazon.eventstream frames
 _SSE_SPEC = frozenset({"sse-crlf", "no-space-after-data"})  # forms the SSE spec allows
 #: The byte-level quirks applied to each wire's body: only those whose servers send them on
 #: that wire (../shared/corpora-real, docs/quirks.md), and the SSE spec's own forms on every
@@ -29,11 +32,14 @@ BODY_QUIRKS_OF = {
     "anthropic-messages": _SSE_SPEC | {"data-padding"},  # Anthropic
     "ollama-chat": frozenset(),  # NDJSON: no byte-level quirk recorded
     "gemini": _SSE_SPEC | {"spaced-json"},  # raw Gemini API bodies: CRLF and Google's spacing
+    "bedrock-converse": frozenset(),  # binary frames: their cuts are the byte-level shapes
 }
 PADDING = 15  # the most spaces Anthropic's recorded events hold before their closing brace
 
 def content_type(wire: str) -> str:
     """The `Content-Type` of a streamed body on `wire`."""
+    if wire in EVENTSTREAM:
+        return "application/vnd.amazon.eventstream"
     return "application/x-ndjson" if wire in NDJSON else "text/event-stream; charset=utf-8"
 
 
@@ -55,12 +61,22 @@ def _is_error_event(wire: str, chunk: Any) -> bool:
     return is_error_event_chunk(wire, chunk)
 
 
+def _frame(index: int, chunk: Any) -> bytes:
+    try:
+        return encode_chunk_frame(chunk)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"chunk {index} cannot be written as an event-stream frame ({exc})") \
+            from None
+
+
 def frame_body(wire: str, chunks: Iterable[Any], *, deltas: bool = False,
                quirks: frozenset = frozenset()) -> bytes:
     """The body that carries `chunks` on `wire` (`deltas`: a text strategy's str deltas, one
     JSON string a line). `quirks` are byte-level quirk names, applied as given (those an
     NDJSON body has no use for are ignored); `BODY_QUIRKS_OF[wire]` says which `wire`'s
     servers send. A chunk JSON cannot carry raises `ValueError` naming its position."""
+    if wire in EVENTSTREAM and not deltas:
+        return b"".join(_frame(index, chunk) for index, chunk in enumerate(chunks))
     sort_keys = "sorted-keys" in quirks
     newline = "\r\n" if "sse-crlf" in quirks else "\n"
     data = "data:" if "no-space-after-data" in quirks else "data: "

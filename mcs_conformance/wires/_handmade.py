@@ -80,6 +80,11 @@ def with_text(wire_name: str, message: dict, text: str) -> dict:
         made["message"]["content"] = text
         made["message"].pop("tool_calls", None)
         made["done_reason"] = "stop"
+    elif wire_name == "bedrock-converse":
+        content = made["output"]["message"]["content"]
+        kept = [block for block in content if "reasoningContent" in block]
+        made["output"]["message"]["content"] = kept + [{"text": text}]
+        made["stopReason"] = "end_turn"
     elif wire_name == "gemini":
         candidate = made["candidates"][0]
         kept = [p for p in candidate["content"].get("parts", []) if p.get("thought")]

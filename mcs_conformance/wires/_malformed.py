@@ -50,6 +50,13 @@ def malformed_message(draw, wire_) -> tuple:
         before = sum(1 for item in output[:at] if item.get("call_id") in
                      {call.id for call in case.calls})
         expected.insert(before, bad_call(name, "call_bad"))
+    elif wire_.name == "bedrock-converse":  # the input's JSON text, as streamed, is broken
+        content = message["output"]["message"]["content"]
+        at = draw(positions(len(content)))
+        content.insert(at, {"toolUse": {"toolUseId": "tooluse_bad", "name": name, "input": bad}})
+        message["stopReason"] = "tool_use"
+        before = sum(1 for block in content[:at] if "toolUse" in block)
+        expected.insert(before, bad_call(name, "tooluse_bad"))
     elif wire_.name == "gemini":  # no call comes: the answer stops MALFORMED_FUNCTION_CALL
         candidate = message["candidates"][0]
         kept = [p for p in candidate["content"].get("parts", []) if "functionCall" not in p]

@@ -40,8 +40,9 @@ class ServerProfile:
         return OftenQuirks(self.quirks)
 
 
-_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI = (
-    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini")
+_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI, _BEDROCK = (
+    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini",
+    "bedrock-converse")
 _SSE_SPEC = ("sse-crlf", "no-space-after-data")
 
 _TABLE = (
@@ -116,6 +117,18 @@ _TABLE = (
      "as partialArgs, with and without the terminator, no-op records, all in one record",
      ("vertex-envelope", "call-without-id", "partial-args", "partial-args-one-chunk",
       "partial-args-no-terminator", "partial-args-noop-chunks")),
+    # Bedrock Converse, per model family behind it
+    ("bedrock-claude", _BEDROCK, "Claude on Bedrock Converse: an empty first input delta, "
+     "`type: tool_use`, padded payloads",
+     ("empty-first-input-delta", "tool-use-type", "padding-field")),
+    ("bedrock-nova", _BEDROCK, "Nova on Bedrock Converse: the whole input in one delta, padded "
+     "payloads", ("whole-input-one-delta", "padding-field")),
+    ("bedrock-gpt-oss", _BEDROCK, "gpt-oss on Bedrock Converse: a lone empty text block "
+     "first, padded payloads", ("empty-text-block", "padding-field")),
+    ("bedrock-kimi", _BEDROCK, "Kimi K2 on Bedrock Converse: `functions.NAME:N` tool ids",
+     ("kimi-tool-ids",)),
+    ("bedrock-converse-spec-edges", _BEDROCK, "no server: what the format allows (a tool block "
+     "with no input delta)", ("tool-use-no-deltas",)),
     ("gemini-spec-edges", _GEMINI, "no server: what the format and the SSE spec allow (a "
      "usage-only last record, CRLF, `data:` without a space)",
      ("usage-only-last-record", *_SSE_SPEC)),

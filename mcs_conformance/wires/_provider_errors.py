@@ -13,6 +13,8 @@ follow the recordings in shared/corpora-real (QUIRKS.md) and the official SDK ty
   `error` object seen in 2025 recordings), then `response.failed` whose response carries
   `status: "failed"` and the error;
 - Ollama: a line `{"error": "message"}`.
+- Bedrock Converse: an exception event `{"throttlingException": {"message": ...}}` (a frame
+  with `:message-type: exception`); the error object is `{"type": <event name>, "message"}`.
 - Gemini: a record `{"error": {"code", "message", "status"}}` (`form="record"`), an answer
   stopped by a `finishReason` that means it failed (`SAFETY`, ...; `form="finish"`), or a
   prompt blocked before any answer (`promptFeedback.blockReason`; `form="blocked"`). The
@@ -44,7 +46,15 @@ ERROR_FORMS = {
     "openai-responses": ("flat", "nested"),
     "ollama-chat": ("line",),
     "gemini": ("record", "finish", "blocked"),
+    "bedrock-converse": ("exception",),
 }
+_BEDROCK_ERRORS = (
+    ("throttlingException", "Too many requests, please wait before trying again."),
+    ("modelStreamErrorException", "The model stream was interrupted."),
+    ("internalServerException", "The server encountered an internal error."),
+    ("serviceUnavailableException", "The service is unavailable. Try again later."),
+    ("validationException", "The model returned a response the service cannot read."),
+)
 _GEMINI_ERRORS = (
     {"code": 500, "message": "An internal error has occurred.", "status": "INTERNAL"},
     {"code": 503, "message": "The model is overloaded. Please try again later.",
@@ -78,6 +88,8 @@ def _errors_of(wire: str) -> tuple:
                      for kind, code, message in _CHAT_ERRORS)
     if wire == "anthropic-messages":
         return tuple({"type": kind, "message": message} for kind, message in _ANTHROPIC_ERRORS)
+    if wire == "bedrock-converse":
+        return tuple({"type": kind, "message": message} for kind, message in _BEDROCK_ERRORS)
     return ("model runner has unexpectedly stopped", "out of memory")
 
 
@@ -123,6 +135,8 @@ def error_tail(wire: str, form: str, error: dict | str, *, last: Any = None,
         return [{"error": error}], error
     if wire == "gemini":
         return [_gemini_error_record(form, error, last)], error
+    if wire == "bedrock-converse":
+        return [{error["type"]: {"message": error["message"]}}], error
     raise ValueError(f"no provider error form for wire {wire!r}")
 
 
@@ -176,6 +190,9 @@ def http_error_body(wire: str, error: dict | str) -> dict:
     `{"type": "error", "error": {...}}`, Ollama's `{"error": "message"}`."""
     if wire == "anthropic-messages":
         return {"type": "error", "error": copy_json(error)}
+    if wire == "bedrock-converse":  # AWS's: the message, the error's type in `__type`
+        kind = str(error.get("type", "validationException"))
+        return {"__type": kind[:1].upper() + kind[1:], "message": error["message"]}
     if wire == "gemini":  # Google's shape: the HTTP code and its canonical status name
         return {"error": {"code": error.get("code", 400), "message": error["message"],
                           "status": error.get("status", "INVALID_ARGUMENT")}}

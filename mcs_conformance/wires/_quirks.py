@@ -73,8 +73,9 @@ class Quirk:
     servers: tuple[str, ...]
 
 
-_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI = (
-    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini")
+_CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI, _BEDROCK = (
+    "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini",
+    "bedrock-converse")
 
 _TABLE = (
     # OpenAI Chat Completions and compatible servers
@@ -174,6 +175,20 @@ _TABLE = (
      "later `{\"text\": \"\", \"thoughtSignature\": ...}` part", ("Gemini API (Gemini 3)",)),
     (_GEMINI, "usage-only-last-record", "after the `finishReason` record, a record with the "
      "same usage and no candidates", ("the format allows it",)),
+    # Bedrock Converse (`converse-stream`)
+    (_BEDROCK, "empty-first-input-delta", "a tool block's first `toolUse.input` delta is `\"\"`",
+     ("Claude on Bedrock",)),
+    (_BEDROCK, "whole-input-one-delta", "a tool block's whole input in one delta",
+     ("Nova on Bedrock",)),
+    (_BEDROCK, "tool-use-no-deltas", "a tool without parameters: its block starts and stops "
+     "with no input delta", ("the format allows it",)),
+    (_BEDROCK, "tool-use-type", "`start.toolUse` names its `type: \"tool_use\"`",
+     ("Claude on Bedrock (2026)",)),
+    (_BEDROCK, "padding-field", "a random `p` field in every event's payload", ("Bedrock",)),
+    (_BEDROCK, "empty-text-block", "a lone block of `text: \"\"` before the answer",
+     ("gpt-oss on Bedrock",)),
+    (_BEDROCK, "kimi-tool-ids", "tool ids `functions.NAME:N` instead of `tooluse_...`",
+     ("Kimi K2 on Bedrock",)),
     # Byte-level, applied by the local HTTP server to SSE bodies
     (BODY, "sse-comments", "`:` comment lines between events", ("OpenRouter",)),
     (BODY, "sse-crlf", "lines end in `\\r\\n` (the SSE spec allows it)",

@@ -24,15 +24,18 @@ BUILT_IN = {
     "anthropic-messages": "anthropic_messages",
     "ollama-chat": "ollama_chat",
     "gemini": "gemini",
+    "bedrock-converse": "bedrock_converse",
     "text": "text",
 }
-NATIVE_WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat", "gemini")
+NATIVE_WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat", "gemini",
+                "bedrock-converse")
 _REFERENCE = {
     "openai-chat": "OpenAIChatStrategy",
     "openai-responses": "OpenAIResponsesStrategy",
     "anthropic-messages": "AnthropicMessagesStrategy",
     "ollama-chat": "OllamaChatStrategy",
     "gemini": "GeminiStrategy",
+    "bedrock-converse": "BedrockConverseStrategy",
 }
 
 

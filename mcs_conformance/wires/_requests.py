@@ -131,6 +131,12 @@ def _call_names(case: Case) -> list[str]:
     if case.wire == _ANTHROPIC:
         return sorted({block["name"] for block in message.get("content") or ()
                        if block.get("type") == "tool_use"} | {call.name for call in case.calls})
+    if case.wire == "bedrock-converse":
+        starts = [(event.get("contentBlockStart") or {}).get("start") or {}
+                  for event in case.chunks if isinstance(event, dict)]
+        return sorted({(start.get("toolUse") or {}).get("name") for start in starts
+                       if (start.get("toolUse") or {}).get("name")}
+                      | {call.name for call in case.calls})
     if case.wire == _GEMINI:
         calls = [part["functionCall"] for part in _gemini_parts(case.chunks)
                  if isinstance(part.get("functionCall"), dict)]
@@ -179,10 +185,16 @@ def case_request(case: Case | None) -> dict:
 
 
 def _declared_tools(body: Mapping) -> set:
-    tools = [*(body.get("tools") or ()), *(body.get("functions") or ())]
+    config = body.get("toolConfig")
+    tools = [*(body.get("tools") or ()), *(body.get("functions") or ()),
+             *((config.get("tools") or ()) if isinstance(config, dict) else ())]
     names = set()
     for tool in tools:
         if not isinstance(tool, dict):
+            continue
+        spec = tool.get("toolSpec")
+        if isinstance(spec, dict):  # Bedrock Converse: toolConfig.tools[].toolSpec
+            names.add(spec.get("name"))
             continue
         declarations = tool.get("functionDeclarations", tool.get("function_declarations"))
         if isinstance(declarations, list):  # Gemini: a tool holds function declarations

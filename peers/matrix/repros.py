@@ -98,9 +98,12 @@ def request_of(finding: dict, body: bytes) -> dict:
     return saved if isinstance(saved, dict) else derived_request(finding, body)
 
 
+_DECODING = {"ollama-chat": "ndjson", "bedrock-converse": "eventstream"}  # else SSE
+
+
 def _chunks(body: bytes, wire: str) -> list:
     """The JSON chunks of `body`, as far as they go (a body cut early keeps what came)."""
-    decoder = BodyDecoder(format="ndjson" if wire == "ollama-chat" else "sse")
+    decoder = BodyDecoder(format=_DECODING.get(wire, "sse"))
     chunks = []
     try:
         chunks += decoder.feed(body)
@@ -167,7 +170,7 @@ def derived_request(finding: dict, body: bytes) -> dict:
 # -- what the clause expects -----------------------------------------------------------------
 def _reference(body: bytes, wire: str) -> tuple[dict | None, list, StreamError | None]:
     """What the reference reads in `body`: its outcome, its malformed calls, or its error."""
-    decoder = BodyDecoder(format="ndjson" if wire == "ollama-chat" else "sse")
+    decoder = BodyDecoder(format=_DECODING.get(wire, "sse"))
     buffer = LLMStreamBuffer()
     try:
         for chunk in [*decoder.feed(body), *decoder.close()]:

@@ -17,7 +17,7 @@ MINE = ("openai-chat", "ollama-chat")
 
 
 def test_every_quirk_has_a_wire_a_description_and_servers():
-    wires = {"openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini", BODY}
+    wires = {"openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini", "bedrock-converse", BODY}
     for name, quirk in QUIRKS.items():
         assert quirk.name == name and quirk.wire in wires, quirk
         assert quirk.description and quirk.servers, quirk

@@ -75,6 +75,14 @@ def _chat():
             "finish_reason": _literals(Choice.model_fields["finish_reason"].annotation)}
 
 
+def _bedrock():
+    import botocore.session
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    return {name: set(model.shape_for(name).members) for name in (
+        "ConverseStreamOutput", "ContentBlock", "ContentBlockDelta", "ContentBlockStart",
+        "ReasoningContentBlockDelta", "ConverseStreamMetadataEvent", "MessageStopEvent")}
+
+
 def _gemini():
     from google.genai import types
     return {name: _fields(getattr(types, name))
@@ -146,6 +154,28 @@ def _snake(key: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in key)
 
 
+def _bedrock_drawn(case) -> dict[str, set]:
+    out = {key: set() for key in ("ConverseStreamOutput", "ContentBlock", "ContentBlockDelta",
+                                  "ContentBlockStart", "ReasoningContentBlockDelta",
+                                  "ConverseStreamMetadataEvent", "MessageStopEvent")}
+    content = ((case.message.get("output") or {}).get("message") or {}).get("content") or ()
+    out["ContentBlock"] |= {key for block in content for key in block}
+    for event in case.chunks:
+        (kind, payload), = event.items()
+        out["ConverseStreamOutput"].add(kind)
+        fields = set(payload) - {"p"}
+        if kind == "contentBlockStart":
+            out["ContentBlockStart"] |= set(payload["start"])
+        elif kind == "contentBlockDelta":
+            out["ContentBlockDelta"] |= set(payload["delta"])
+            out["ReasoningContentBlockDelta"] |= set(payload["delta"].get("reasoningContent", {}))
+        elif kind == "metadata":
+            out["ConverseStreamMetadataEvent"] |= fields
+        elif kind == "messageStop":
+            out["MessageStopEvent"] |= fields
+    return out
+
+
 def _gemini_drawn(case) -> dict[str, set]:
     out = {key: set() for key in ("Part", "FunctionCall", "PartialArg", "Candidate",
                                   "GenerateContentResponse")}
@@ -170,6 +200,7 @@ WIRES = {  # wire name -> (module, unions reader or None: the wire declares them
     "openai-chat": ("openai_chat", _chat, _chat_drawn),
     "ollama-chat": ("ollama_chat", None, _ollama_drawn),
     "gemini": ("gemini", _gemini, _gemini_drawn),
+    "bedrock-converse": ("bedrock_converse", _bedrock, _bedrock_drawn),
 }
 
 
