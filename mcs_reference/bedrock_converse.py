@@ -83,14 +83,16 @@ def _wire(value: Any) -> Any:
 
 
 def _parse_input(text: str) -> Any:
-    """A tool block's input from its joined JSON text: "" is {}; text that does not parse
-    stays text (a cut stream), which `extract` reports as a failed call."""
+    """A tool block's input from its joined JSON text: "" is {}; text that is not a JSON
+    object (a cut stream, `null`, `[1, 2]`) stays text, which `extract` reports as a failed
+    call: parsed, `null` would read as "no arguments" and the call would run."""
     if text == "":
         return {}
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (ValueError, RecursionError):
         return text
+    return value if isinstance(value, dict) else text
 
 
 class _Block:
