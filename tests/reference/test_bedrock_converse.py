@@ -190,6 +190,18 @@ def test_invalid_joined_json_is_kept_as_text_and_becomes_a_failed_call_record():
     assert reply.executed_calls[0].tool_call_id == "tooluse_cut"
 
 
+@pytest.mark.parametrize("text", ["null", "[1, 2]", '"{}"', "3"])
+def test_input_that_is_json_but_no_object_is_kept_as_text_and_never_runs(text):
+    message, _, _ = run(stream(tool_start(0, "f", "t"), delta(0, toolUse={"input": text}),
+                               stop(0)))
+    assert content(message)[0]["toolUse"]["input"] == text
+    [call] = S.extract(message)
+    assert call.error and call.raw_arguments == text and call.arguments == {}
+    ran = []
+    assert BaseDriver({"f": lambda **kw: ran.append(kw)}).process_llm_response(message).call_failed
+    assert ran == []
+
+
 def test_server_tool_use_and_answered_calls_are_not_extracted():
     message, _, _ = run(stream(
         tool_start(0, "nova_code_interpreter", "tooluse_s", type="server_tool_use"),
