@@ -22,6 +22,7 @@ BUNDLED_STRATEGIES = (
     "mcs_reference:AnthropicMessagesStrategy",
     "mcs_reference:OllamaChatStrategy",
     "mcs_reference:GeminiStrategy",
+    "mcs_reference:BedrockConverseStrategy",
     "mcs_reference.text:json_text_strategy",
     "mcs_reference.text:hermes_text_strategy",
 )

@@ -28,6 +28,7 @@ TESTS = Path(__file__).resolve().parents[1]
 BROKEN = sorted(p.stem for p in (TESTS / "broken").glob("*.py") if not p.stem.startswith("_"))
 REFERENCE_STRATEGIES = ("OpenAIChatStrategy", "OpenAIResponsesStrategy",
                         "AnthropicMessagesStrategy", "OllamaChatStrategy", "GeminiStrategy",
+                        "BedrockConverseStrategy",
                         "TextStrategy")
 
 
