@@ -14,7 +14,8 @@ import pytest
 from mcs_conformance.corpora import find_streams, load_meta, unused_snapshots
 
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"
-WIRES = ("anthropic-messages", "gemini", "ollama-chat", "openai-chat", "openai-responses", "text")
+WIRES = ("anthropic-messages", "bedrock-converse", "gemini", "ollama-chat", "openai-chat",
+         "openai-responses", "text")
 STREAMS = find_streams(CORPORA)
 
 
@@ -55,7 +56,8 @@ def test_error_streams_of_every_wire_are_pinned_as_provider_errors() -> None:
                       "anthropic-messages/overloaded-error-midstream.sse",
                       "openai-responses/error-event-then-failed.jsonl",
                       "ollama-chat/error-midstream.jsonl", "text/hermes-interrupted-by-error.sse",
-                      "gemini/error-record-midstream.sse", "gemini/safety-stop.sse"):
+                      "gemini/error-record-midstream.sse", "gemini/safety-stop.sse",
+                      "bedrock-converse/throttling-exception-midstream.bin"):
         outcome = _snapshot(stream_id)
         assert outcome["error"]["type"] == "ProviderError", stream_id
         assert outcome["error"]["provider_error"], stream_id
