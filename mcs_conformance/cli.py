@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
 
     record = commands.add_parser(
         "record", help="turn a captured HTTP body into a corpus entry",
-        description="Read a captured SSE or NDJSON body (a file, or - for standard input), "
+        description="Read a captured SSE, NDJSON or event-stream body (a file, or - for standard input), "
                     "check it replays, detect its wire, and write it into a corpus folder.")
     record.add_argument("body", help="the captured body file, or - for standard input")
     record.add_argument("--corpus", type=Path, default=Path("corpora"), help="corpus root (default: corpora)")

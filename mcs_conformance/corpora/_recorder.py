@@ -121,7 +121,8 @@ def plan(body: bytes, *, corpus: Path, name: str, suffix: str = "",
         raise RecordError("the body is empty; capture the raw HTTP response body of a streamed call")
     chunks, error = decode(body)
     check_events(chunks, error)
-    kind = "sse" if body.lstrip().startswith(_SSE_STARTS) else "ndjson"
+    kind = "eventstream" if body[:1] == b"\0" else \
+        "sse" if body.lstrip().startswith(_SSE_STARTS) else "ndjson"
 
     def run(front: list) -> tuple[dict, set]:
         make_chain = _chain(front)
@@ -147,7 +148,8 @@ def plan(body: bytes, *, corpus: Path, name: str, suffix: str = "",
     if meta:
         meta = {"wire": wire, **meta}
         check_meta(meta)
-    ext = suffix if FORMATS.get(suffix) == kind else (".sse" if kind == "sse" else ".jsonl")
+    ext = suffix if FORMATS.get(suffix) == kind else {"sse": ".sse",
+                                                      "eventstream": ".bin"}.get(kind, ".jsonl")
     return Entry(corpus / wire / f"{name}{ext}", body, meta or None, _summary(result, len(chunks)))
 
 
