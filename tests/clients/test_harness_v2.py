@@ -2,7 +2,7 @@
 draws only cases it can ask for, tells it the request, and the server checks the request."""
 from __future__ import annotations
 
-import json
+import ast
 import sys
 import textwrap
 from pathlib import Path
@@ -239,9 +239,9 @@ def test_a_python_client_taking_request_is_told_and_one_without_is_not():
 
 
 def test_pydantic_ai_declares_no_n():
-    source = (ROOT / "peers" / "pydantic-ai" / "harness.py").read_text()
-    declared = source[source.index("FEATURES = "):].split("\n", 1)[0]
-    features = json.loads(declared.removeprefix("FEATURES = "))
+    tree = ast.parse((ROOT / "peers" / "pydantic-ai" / "harness.py").read_text())
+    features = next(ast.literal_eval(node.value) for node in tree.body
+                    if isinstance(node, ast.Assign) and node.targets[0].id == "FEATURES")
     assert "n" not in features["openai-chat"]
     assert "n-choices" not in quirks_for(None, frozenset(features["openai-chat"]))
 
