@@ -17,7 +17,8 @@ from mcs_conformance.wires import SERVER_PROFILES
 REPO = Path(__file__).resolve().parents[2]
 PEERS = REPO / "peers"
 ENVS = REPO / ".peers"
-WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat", "gemini")
+WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "ollama-chat", "gemini",
+         "bedrock-converse")
 REFERENCE = "mcs-reference"
 _KEYS = ("name", "language", "library", "homepage", "wires", "harness")
 
