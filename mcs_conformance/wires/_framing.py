@@ -31,10 +31,17 @@ BODY_QUIRKS_OF = {
     "openai-responses": _SSE_SPEC | {"data-before-event", "sorted-keys"},  # Bedrock
     "anthropic-messages": _SSE_SPEC | {"data-padding"},  # Anthropic
     "ollama-chat": frozenset(),  # NDJSON: no byte-level quirk recorded
-    "gemini": _SSE_SPEC | {"spaced-json"},  # raw Gemini API bodies: CRLF and Google's spacing
+    # raw Gemini API bodies: CRLF and Google's spacing; a re-encoding proxy's raw separators
+    "gemini": _SSE_SPEC | {"spaced-json", "raw-line-separators"},
     "bedrock-converse": frozenset(),  # binary frames: their cuts are the byte-level shapes
 }
 PADDING = 15  # the most spaces Anthropic's recorded events hold before their closing brace
+#: Characters JSON allows raw in a string that `str.splitlines` takes for line ends. No
+#: recorded Gemini body shows Google sending them raw (its raw bodies hold only ASCII), a
+#: re-encoding proxy does (LiteLLM 30471): a Gemini body holds them raw only under the
+#: quirk `raw-line-separators`, so a reader that splits on them fails under that name.
+_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
+_ESCAPED_SEPARATORS = str.maketrans(_SEPARATORS)
 
 def content_type(wire: str) -> str:
     """The `Content-Type` of a streamed body on `wire`."""
@@ -85,6 +92,8 @@ def frame_body(wire: str, chunks: Iterable[Any], *, deltas: bool = False,
     for index, chunk in enumerate(chunks):
         try:
             text = json_text(chunk, sort_keys=sort_keys, spaced="spaced-json" in quirks)
+            if wire == "gemini" and "raw-line-separators" not in quirks:
+                text = text.translate(_ESCAPED_SEPARATORS)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"chunk {index} cannot be written as JSON ({exc})") from None
         if deltas or wire in NDJSON:

@@ -130,8 +130,9 @@ _TABLE = (
     ("bedrock-converse-spec-edges", _BEDROCK, "no server: what the format allows (a tool block "
      "with no input delta)", ("tool-use-no-deltas",)),
     ("gemini-spec-edges", _GEMINI, "no server: what the format and the SSE spec allow (a "
-     "usage-only last record, CRLF, `data:` without a space)",
-     ("usage-only-last-record", *_SSE_SPEC)),
+     "usage-only last record, CRLF, `data:` without a space, line separators raw in JSON "
+     "strings as a re-encoding proxy sends them)",
+     ("usage-only-last-record", "raw-line-separators", *_SSE_SPEC)),
 )
 
 #: Every server profile by name.

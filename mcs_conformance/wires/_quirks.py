@@ -197,6 +197,10 @@ _TABLE = (
      ("Anthropic",)),
     (BODY, "data-before-event", "the `data:` line before the `event:` line", ("Bedrock",)),
     (BODY, "sorted-keys", "JSON keys sorted alphabetically", ("Bedrock", "Snowflake Cortex")),
+    (BODY, "raw-line-separators", "U+2028, U+2029 and U+0085 raw inside JSON strings (JSON "
+     "allows it; Gemini's recorded raw bodies hold only ASCII, so the kit escapes them "
+     "unless this quirk is drawn)",
+     ("a proxy that re-encodes Gemini's records (LiteLLM's proxy)",)),
     (BODY, "spaced-json", "JSON written with `\": \"` after keys and `,` alone between "
      "items", ("Gemini API",)),
     (BODY, "no-space-after-data", "`data:{...}` with no space after the colon",

@@ -156,7 +156,7 @@ BODY_QUIRKS_DOCUMENTED = {  # docs/quirks.md: the wires whose servers send each 
     "openai-responses": {"data-before-event", "sorted-keys", "sse-crlf", "no-space-after-data"},
     "anthropic-messages": {"data-padding", "sse-crlf", "no-space-after-data"},
     "ollama-chat": set(),
-    "gemini": {"spaced-json", "sse-crlf", "no-space-after-data"},
+    "gemini": {"spaced-json", "raw-line-separators", "sse-crlf", "no-space-after-data"},
     "bedrock-converse": set(),  # binary frames: no text-level quirk applies
 }
 
