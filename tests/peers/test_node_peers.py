@@ -31,6 +31,7 @@ STREAMS = {
     "openai-responses": "openai-responses/function-call-argument-deltas.sse",
     "anthropic-messages": "anthropic-messages/text-then-tool-use.sse",
     "gemini": "gemini/text-then-call.sse",
+    "bedrock-converse": "bedrock-converse/text-then-tool-use.bin",
 }
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None,
