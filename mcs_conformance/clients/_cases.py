@@ -98,6 +98,16 @@ def _terminal_end(case: Case, body_quirks: frozenset) -> int:
     return through.rindex(b"}", 0, len(through) - trailer)
 
 
+def _boundaries(case: Case, body_quirks: frozenset, whole: bytes, end: int) -> list[int]:
+    """Where one event ends and the next begins, up to `end`: after each line of a text
+    body, after each frame of a binary one (a cut there leaves no torn event to notice)."""
+    if case.wire != "bedrock-converse":
+        return [index + 1 for index in range(end) if whole[index] == 0x0A]
+    ends = [len(frame_body(case.wire, case.chunks[:count], quirks=body_quirks))
+            for count in range(1, len(case.chunks) + 1)]
+    return [offset for offset in ends if offset <= end]
+
+
 @st.composite
 def _truncated(draw: Callable, case: Case, quirks: frozenset | None, clean: bool) -> Served:
     body_quirks = draw(body_quirk_sets(case.wire, quirks))
@@ -107,7 +117,7 @@ def _truncated(draw: Callable, case: Case, quirks: frozenset | None, clean: bool
     # connection between two events: no torn line then tells the client something is off,
     # and a drawn integer seldom lands there.
     anywhere = st.integers(0, end).map(lambda back: end - back)
-    between = [index + 1 for index in range(end) if whole[index] == 0x0A]
+    between = _boundaries(case, body_quirks, whole, end)
     keep = draw(st.one_of(anywhere, st.sampled_from(between)) if between else anywhere)
     body = whole[:keep]
     cuts = draw(cut_points(body))
