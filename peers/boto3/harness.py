@@ -1,0 +1,78 @@
+"""boto3 as its users stream with tools: `client.converse_stream(..., toolConfig=...)` on a
+`bedrock-runtime` client at the case's endpoint, each event of `response["stream"]` read as
+the Bedrock User Guide's streaming tool-use example reads them (`stream_messages`): a tool
+block's `toolUse.input` deltas joined and parsed with `json.loads` at its
+`contentBlockStop`, a block without input kept as the text gathered so far, the stop reason
+from `messageStop`. boto3 assembles no message of its own (the dict that example builds is
+the user's), so there is none; a failed answer is what boto3 raises (`EventStreamError` for
+an exception event) or a stop reason the service model names for a failed answer."""
+
+import json
+
+import boto3
+from botocore.config import Config
+
+from _protocol import call, outcome, serve, tools_of
+
+PROMPT = "What is the weather in Paris?"
+MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
+
+# Stop reasons of `StopReason` (botocore's bedrock-runtime model) that say the answer failed.
+FAILED_STOP = {"guardrail_intervened", "content_filtered", "malformed_model_output",
+               "malformed_tool_use"}
+
+# Converse has no request feature the kit asks for.
+FEATURES = {"bedrock-converse": []}
+
+
+def arguments(value):
+    """A parsed input as the outcome carries it: an object as it is, any other JSON value
+    (which `json.loads` parsed and kept no text of) written back as its JSON text."""
+    return value if isinstance(value, dict) else json.dumps(value)
+
+
+def run(base_url, wire, request):
+    client = boto3.client("bedrock-runtime", endpoint_url=base_url, region_name="us-east-1",
+                          aws_access_key_id="mcs", aws_secret_access_key="mcs",
+                          config=Config(retries={"total_max_attempts": 1}))
+    options = {}
+    tools = [{"toolSpec": {"name": name, "description": description,
+                           "inputSchema": {"json": parameters}}}
+             for name, description, parameters in tools_of(request)]
+    if tools:
+        options["toolConfig"] = {"tools": tools}
+    response = client.converse_stream(modelId=MODEL, messages=[
+        {"role": "user", "content": [{"text": PROMPT}]}], **options)
+    stop_reason, content, text, tool_use = "", [], "", {}
+    for chunk in response["stream"]:
+        if "contentBlockStart" in chunk:
+            tool = chunk["contentBlockStart"]["start"]["toolUse"]
+            tool_use["toolUseId"] = tool["toolUseId"]
+            tool_use["name"] = tool["name"]
+        elif "contentBlockDelta" in chunk:
+            delta = chunk["contentBlockDelta"]["delta"]
+            if "toolUse" in delta:
+                if "input" not in tool_use:
+                    tool_use["input"] = ""
+                tool_use["input"] += delta["toolUse"]["input"]
+            elif "text" in delta:
+                text += delta["text"]
+        elif "contentBlockStop" in chunk:
+            if "input" in tool_use:
+                tool_use["input"] = json.loads(tool_use["input"])
+                content.append({"toolUse": tool_use})
+                tool_use = {}
+            else:
+                content.append({"text": text})
+                text = ""
+        elif "messageStop" in chunk:
+            stop_reason = chunk["messageStop"]["stopReason"]
+    calls = [call(block["toolUse"]["name"], arguments(block["toolUse"]["input"]),
+                  block["toolUse"]["toolUseId"]) for block in content if "toolUse" in block]
+    shown = "".join(block["text"] for block in content if "text" in block)
+    failed = f"stopReason: {stop_reason}" if stop_reason in FAILED_STOP else None
+    return outcome(calls, shown, None, failed)
+
+
+if __name__ == "__main__":
+    serve(__file__, run, FEATURES)
