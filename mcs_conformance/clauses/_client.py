@@ -147,13 +147,27 @@ def _calls_difference(expected: list[dict], got: list[dict],
     return None
 
 
+def _ids_cut_back(expected: list[dict], got: list[dict]) -> list[dict]:
+    """`got` with each id that begins with the provider's id cut back to it: a library that
+    carries more in the id (LiteLLM appends Gemini's thought signature) keeps the provider's,
+    so the difference is one of representation, not a lost id."""
+    out = []
+    for call, want in zip(got, expected):
+        mine, theirs = call.get("id"), want.get("id")
+        if isinstance(mine, str) and isinstance(theirs, str) and mine.startswith(theirs):
+            call = {**call, "id": theirs}
+        out.append(call)
+    return out + got[len(expected):]
+
+
 # -- calls, text, message ------------------------------------------------------------------
 @clause(
     "client.calls",
     level="MUST",
     meaning="The calls a client reports (name, arguments, id, order) equal the stream=false "
             "message's, whatever the event chunking, the byte cuts and the server's quirks "
-            "(arguments that are not a JSON object are client.malformed's to judge).",
+            "(arguments that are not a JSON object are client.malformed's to judge). An id "
+            "that keeps the provider's id at its start and adds to it is a fidelity note.",
     failure_means="Through this library, the application runs the wrong tool, with wrong or "
                   "partial arguments, or answers a call id the provider never sent.",
     typical_bug="Fragments merged by id instead of index; the last fragment dropped; a call "
@@ -170,7 +184,12 @@ def calls(subject: ClientSubject) -> None:
             return  # a malformed call reported as an error: client.malformed judges it
         _completed(calls, served, outcome)
         bad = frozenset(index for index, call in enumerate(truth) if call.error)
-        found = _calls_difference(truth_calls(truth), outcome["calls"], bad)
+        expected = truth_calls(truth)
+        found = _calls_difference(expected, outcome["calls"], bad)
+        if found and _calls_difference(expected, _ids_cut_back(expected, outcome["calls"]),
+                                       bad) is None:
+            raise _fail(calls, FIDELITY, f"the client reported {found}: the provider's id "
+                        "kept at its start, with more after it", served, outcome)
         if found:
             raise _fail(calls, SILENT_LOSS, f"the client reported {found}", served, outcome)
 
