@@ -282,13 +282,14 @@ def _without_malformed(value: Any, ids: frozenset) -> Any:
 
 
 def _without_empties(value: Any) -> Any:
-    """`value` with every object key whose value is null, `[]` or `""` left out: what tells
-    a difference of representation (`null`, `[]`, `""` or an absent key) from one of
+    """`value` with every object key whose value is null, `[]` or `""` left out, and every
+    list item left empty by that (a content block of `text: ""`): what tells a difference
+    of representation (`null`, `[]`, `""`, an absent key, an empty block) from one of
     content."""
     if isinstance(value, dict):
         return {k: _without_empties(v) for k, v in value.items() if v not in (None, [], "")}
     if isinstance(value, list):
-        return [_without_empties(item) for item in value]
+        return [kept for kept in map(_without_empties, value) if kept != {}]
     return value
 
 

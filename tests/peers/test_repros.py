@@ -225,7 +225,8 @@ def test_a_python_repro_defines_each_name_once(name, tmp_path):
                                  "anthropic-messages": "text-then-tool-use.sse",
                                  "openai-responses": "function-call-argument-deltas.sse",
                                  "ollama-chat": "calls-in-done-chunk.jsonl",
-                                 "gemini": "text-then-call.sse"}[wire])
+                                 "gemini": "text-then-call.sse",
+                                 "bedrock-converse": "text-then-tool-use.bin"}[wire])
     repro = made_up(tmp_path, "client.text", body, peer=name, wire=wire)
     defined = [node.name for node in ast.parse(repro.read_text("utf-8")).body
                if isinstance(node, ast.FunctionDef)]
