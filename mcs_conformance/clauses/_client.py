@@ -287,7 +287,8 @@ def _without_empties(value: Any) -> Any:
     of representation (`null`, `[]`, `""`, an absent key, an empty block) from one of
     content."""
     if isinstance(value, dict):
-        return {k: _without_empties(v) for k, v in value.items() if v not in (None, [], "")}
+        cleaned = {k: _without_empties(v) for k, v in value.items()}
+        return {k: v for k, v in cleaned.items() if v not in (None, [], "")}
     if isinstance(value, list):
         return [kept for kept in map(_without_empties, value) if kept != {}]
     return value
