@@ -1,10 +1,10 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
-google-genai 3.3.0 fails client.calls on gemini (quirks: none).
+google-genai 3.3.0 fails client.calls on gemini (quirks: raw-line-separators).
 
 The kit's reason: the client reported an error on a stream that completed:
 'UnknownApiResponseError: Failed to parse response as JSON. Raw response:
-{"candidates":[{"content":{"role":"model","parts":[{"text":"' (quirks: none (the
-provider's own shape))
+{"candidates":[{"content":{"role":"model","parts":[{"text":"' (quirks:
+raw-line-separators)
 
 Needs nothing but the library, as the peer matrix pinned it:
     pip install google-genai==3.3.0
@@ -31,7 +31,7 @@ BODY = (Path(__file__).parent / "calls--gemini--quirks-gemini-spec-edges--2.sse"
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [660]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [67, 593]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.calls expects: what the reference, mcs_reference, reads in the saved body
@@ -237,7 +237,7 @@ def outcome_of(body_pieces):
 
 
 if __name__ == "__main__":
-    print("google-genai 3.3.0 fails client.calls on gemini (quirks: none)" + "; installed: google-genai " + version("google-genai"))
+    print("google-genai 3.3.0 fails client.calls on gemini (quirks: raw-line-separators)" + "; installed: google-genai " + version("google-genai"))
     behaves = verdict()
     print("the library behaves (exit 0)" if behaves else "client.calls still fails (exit 1)")
     sys.exit(0 if behaves else 1)

@@ -1,7 +1,7 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
 google-genai 3.3.0 fails client.early-end on gemini (quirks: none).
 
-The kit's reason: the body stopped after 293 bytes, before the end signal (the HTTP body
+The kit's reason: the body stopped after 278 bytes, before the end signal (the HTTP body
 ended cleanly), and the client reported success with 0 call(s) (quirks: none (the
 provider's own shape))
 
@@ -30,11 +30,11 @@ BODY = (Path(__file__).parent / "early-end--gemini--quirks-none.sse").read_bytes
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [293]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [278]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.early-end expects: the body stops early
-EXPECTED_BECAUSE = "the body stops after 293 bytes, before the wire's end signal, and the connection closes cleanly"
+EXPECTED_BECAUSE = "the body stops after 278 bytes, before the wire's end signal, and the connection closes cleanly"
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----
@@ -42,8 +42,7 @@ REQUEST = {'tools': [{'name': 'get_weather',
             'description': "The conformance case's tool get_weather.",
             'parameters': {'type': 'object',
                            'properties': {},
-                           'additionalProperties': True}}],
- 'include_thoughts': True}
+                           'additionalProperties': True}}]}
 
 
 # -- An outcome and the request's parts, as the harness protocol's peers/_protocol.py has them

@@ -143,11 +143,13 @@ def show(value):
 def verdict():
     got = outcome_of(pieces(CUTS))
     print(f"expected: the call {EXPECTED_NAME!r} with its raw arguments {show(EXPECTED_RAW)} "
-          "(a string), or an error")
+          "(a string), or an error" if EXPECTED_NAME else "expected: an error, or a call with "
+          f"raw arguments (a string): the answer stopped with {show(EXPECTED_RAW)}")
     if got["error"] is not None:
         print("got:      the error", show(got["error"]))
         return True
-    named = [call for call in got["calls"] if call["name"] == EXPECTED_NAME]
+    # a nameless malformed call (Gemini's MALFORMED_FUNCTION_CALL): any call will do
+    named = [call for call in got["calls"] if call["name"] == EXPECTED_NAME or not EXPECTED_NAME]
     print("got:     ", f"the arguments {show([call['arguments'] for call in named])}" if named
           else f"no call named {EXPECTED_NAME!r} (calls: {show(got['calls'])})")
     return any(isinstance(call["arguments"], str) for call in named)
@@ -182,7 +184,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
+        if COMPLETE:  # a drop says nothing beforehand, as the kit's server
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
         try:

@@ -1,10 +1,10 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
-langchain-google-genai 4.4.2 fails client.text on gemini (quirks: none).
+langchain-google-genai 4.4.2 fails client.text on gemini (quirks: raw-line-separators).
 
 The kit's reason: the client reported an error on a stream that completed:
 'UnknownApiResponseError: Failed to parse response as JSON. Raw response:
-{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_wea...
-(quirks: none (the provider's own shape))
+{"candidates":[{"content":{"role":"model","parts":[{"text":"' (quirks:
+raw-line-separators)
 
 Needs nothing but the library, as the peer matrix pinned it:
     pip install langchain-google-genai==4.4.2
@@ -31,11 +31,11 @@ BODY = (Path(__file__).parent / "text--gemini--quirks-gemini-spec-edges--2.sse")
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [1055]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [67, 593]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.text expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_TEXT = ''
+EXPECTED_TEXT = '\u2028'
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----
@@ -234,7 +234,7 @@ def outcome_of(body_pieces):
 
 
 if __name__ == "__main__":
-    print("langchain-google-genai 4.4.2 fails client.text on gemini (quirks: none)" + "; installed: langchain-google-genai " + version("langchain-google-genai"))
+    print("langchain-google-genai 4.4.2 fails client.text on gemini (quirks: raw-line-separators)" + "; installed: langchain-google-genai " + version("langchain-google-genai"))
     behaves = verdict()
     print("the library behaves (exit 0)" if behaves else "client.text still fails (exit 1)")
     sys.exit(0 if behaves else 1)

@@ -109,12 +109,18 @@ def options_of(request):
     if "thinking" in request:
         options["thinking"] = {"type": "enabled", "budget_tokens": request["thinking"]["budget_tokens"]}
         options["max_tokens"] = 4096
+    if request.get("include_thoughts"):
+        # On gemini/, `thinking` becomes `thinkingConfig` with `includeThoughts: true`.
+        options["thinking"] = {"type": "enabled", "budget_tokens": 1024}
     return options
 
 
 def run(base_url, wire, request):
     if wire == "openai-chat":
         model, api_base = "openai/gpt-4o", base_url.rstrip("/") + "/v1"
+    elif wire == "gemini":
+        # Google AI Studio's provider; a custom api_base gets `/models/<model>:<method>`.
+        model, api_base = "gemini/gemini-2.5-flash", base_url.rstrip("/") + "/v1beta"
     else:
         model, api_base = "anthropic/claude-sonnet-4-5", base_url.rstrip("/")
     chunks = list(litellm.completion(model=model, messages=MESSAGES, api_base=api_base,
@@ -128,7 +134,11 @@ def run(base_url, wire, request):
              for tc in message.tool_calls or []]
     # Its message has OpenAI's shape: native only on openai-chat.
     native = message.model_dump(mode="json") if wire == "openai-chat" else None
-    return outcome(calls, message.content or "", native)
+    # On gemini, litellm tells its user of a refused answer (SAFETY, RECITATION, a blocked
+    # prompt) by `finish_reason: "content_filter"`, raising nothing: its error report.
+    finish = response.choices[0].finish_reason
+    stopped = f"finish_reason: {finish}" if wire == "gemini" and finish == "content_filter" else None
+    return outcome(calls, message.content or "", native, stopped)
 
 
 # -- The check ------------------------------------------------------------------------------
@@ -177,7 +187,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
+        if COMPLETE:  # a drop says nothing beforehand, as the kit's server
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
         try:

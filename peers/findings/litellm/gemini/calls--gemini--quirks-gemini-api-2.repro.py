@@ -1,9 +1,10 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
-litellm 1.110.2 fails client.calls on gemini (quirks: none).
+litellm 1.110.2 fails client.calls on gemini (quirks: calls-in-one-record, spaced-json, sse-crlf).
 
 The kit's reason: the client reported call 0 id is
-'aaaaaaaa__thought__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', expected 'aaaaaaaa' (quirks: none
-(the provider's own shape))
+'6126un8z__thought__aaaaMxjlXXQTrIWKPGwz/3f368Fhm8i3', expected '6126un8z': the
+provider's id kept at its start, with more after it (quirks: calls-in-one-record,
+spaced-json, sse-crlf)
 
 Needs nothing but the library, as the peer matrix pinned it:
     pip install litellm==1.110.2
@@ -30,18 +31,153 @@ BODY = (Path(__file__).parent / "calls--gemini--quirks-gemini-api-2.sse").read_b
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [433]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [4, 67, 230, 1347, 1]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.calls expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_CALLS = [{'name': 'get_weather', 'arguments': {}, 'id': 'aaaaaaaa'}]
+EXPECTED_CALLS = [{'name': 'kwA5G1tKu', 'arguments': {}, 'id': '6126un8z'},
+ {'name': '_9Qpx',
+  'arguments': {'city': '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'
+                        '\\"\n'},
+  'id': 'l9rsxm7q'},
+ {'name': '_0aWz',
+  'arguments': {'city': '\u2028', 'query': 'ß', 'n': {}},
+  'id': 'kd638sud'}]
 # True: the stream holds a malformed call; an error for it is client.malformed's to judge
 ERROR_IS_RIGHT = False
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----
-REQUEST = {'tools': [{'name': 'get_weather',
-            'description': "The conformance case's tool get_weather.",
+REQUEST = {'tools': [{'name': '_0aWz',
+            'description': "The conformance case's tool _0aWz.",
+            'parameters': {'type': 'object',
+                           'properties': {},
+                           'additionalProperties': True}},
+           {'name': '_9Qpx',
+            'description': "The conformance case's tool _9Qpx.",
+            'parameters': {'type': 'object',
+                           'properties': {},
+                           'additionalProperties': True}},
+           {'name': 'kwA5G1tKu',
+            'description': "The conformance case's tool kwA5G1tKu.",
             'parameters': {'type': 'object',
                            'properties': {},
                            'additionalProperties': True}}]}
@@ -253,7 +389,7 @@ def outcome_of(body_pieces):
 
 
 if __name__ == "__main__":
-    print("litellm 1.110.2 fails client.calls on gemini (quirks: none)" + "; installed: litellm " + version("litellm"))
+    print("litellm 1.110.2 fails client.calls on gemini (quirks: calls-in-one-record, spaced-json, sse-crlf)" + "; installed: litellm " + version("litellm"))
     behaves = verdict()
     print("the library behaves (exit 0)" if behaves else "client.calls still fails (exit 1)")
     sys.exit(0 if behaves else 1)

@@ -1,9 +1,10 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
-litellm 1.110.2 fails client.calls on gemini (quirks: none).
+litellm 1.110.2 fails client.calls on gemini (quirks: empty-text-finish, empty-text-parts).
 
 The kit's reason: the client reported call 0 id is
-'aaaaaaaa__thought__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', expected 'aaaaaaaa' (quirks: none
-(the provider's own shape))
+'aaaaaaaa__thought__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', expected 'aaaaaaaa': the
+provider's id kept at its start, with more after it (quirks: empty-text-finish,
+empty-text-parts)
 
 Needs nothing but the library, as the peer matrix pinned it:
     pip install litellm==1.110.2
@@ -29,11 +30,13 @@ BODY = (Path(__file__).parent / "calls--gemini--quirks-gemini-api.sse").read_byt
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [433]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [2012]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.calls expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_CALLS = [{'name': 'get_weather', 'arguments': {}, 'id': 'aaaaaaaa'}]
+EXPECTED_CALLS = [{'name': 'get_weather', 'arguments': {}, 'id': 'aaaaaaaa'},
+ {'name': 'get_weather', 'arguments': {}, 'id': 'aaaaaaab'},
+ {'name': 'get_weather', 'arguments': {}, 'id': 'aaaaaaac'}]
 # True: the stream holds a malformed call; an error for it is client.malformed's to judge
 ERROR_IS_RIGHT = False
 
@@ -252,7 +255,7 @@ def outcome_of(body_pieces):
 
 
 if __name__ == "__main__":
-    print("litellm 1.110.2 fails client.calls on gemini (quirks: none)" + "; installed: litellm " + version("litellm"))
+    print("litellm 1.110.2 fails client.calls on gemini (quirks: empty-text-finish, empty-text-parts)" + "; installed: litellm " + version("litellm"))
     behaves = verdict()
     print("the library behaves (exit 0)" if behaves else "client.calls still fails (exit 1)")
     sys.exit(0 if behaves else 1)

@@ -1,9 +1,10 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
-litellm 1.110.2 fails client.calls on gemini (quirks: none).
+litellm 1.110.2 fails client.calls on gemini (quirks: no-space-after-data, raw-line-separators, sse-crlf, usage-only-last-record).
 
 The kit's reason: the client reported call 0 id is
-'aaaaaaaa__thought__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', expected 'aaaaaaaa' (quirks: none
-(the provider's own shape))
+'xyjhh9gi__thought__aaaaewB5mNxPA384NVdwaAWwWpJt+19L', expected 'xyjhh9gi': the
+provider's id kept at its start, with more after it (quirks: no-space-after-data,
+raw-line-separators, sse-crlf, usage-only-last-record)
 
 Needs nothing but the library, as the peer matrix pinned it:
     pip install litellm==1.110.2
@@ -30,21 +31,63 @@ BODY = (Path(__file__).parent / "calls--gemini--quirks-gemini-spec-edges.sse").r
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [433]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [890, 134, 355, 1969, 2, 250, 1]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.calls expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_CALLS = [{'name': 'get_weather', 'arguments': {}, 'id': 'aaaaaaaa'}]
+EXPECTED_CALLS = [{'name': 'AF3MT9IQF_3',
+  'arguments': {'city': 'see ```json\n here',
+                'query': '}',
+                'n': 1,
+                'path': 89652598,
+                'units': '\\u00e9',
+                'é': -9007199254740992},
+  'id': 'xyjhh9gi'},
+ {'name': 'cU_5',
+  'arguments': {'city': {'city': 'null',
+                         'query': '%s',
+                         'n': 'ß',
+                         'path': 'Hello',
+                         'units': '\\',
+                         'é': {'city': '\u200b×èµ÷å\U000996cd\x9a\U000f1efev;DÊ\u2028A',
+                               'query': '[TOOL_CALLS]',
+                               'n': '%s'}}},
+  'id': 'w6z2a9t6'},
+ {'name': 'hP4XfV',
+  'arguments': {'city': ['{', '{', 'query', '}-R\U000cadc9ᾤa\r', '\u200b'],
+                'query': -9007199254740992,
+                '\\': '👩\u200d💻',
+                'path': '<tool_call>',
+                '': ']',
+                'é': {'city': '日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 '
+                              '日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 '
+                              '日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 '
+                              '日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 '
+                              '日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 '
+                              '日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 日本語 '
+                              '日本語 '}},
+  'id': 'umjmimu4'}]
 # True: the stream holds a malformed call; an error for it is client.malformed's to judge
 ERROR_IS_RIGHT = False
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----
-REQUEST = {'tools': [{'name': 'get_weather',
-            'description': "The conformance case's tool get_weather.",
+REQUEST = {'tools': [{'name': 'AF3MT9IQF_3',
+            'description': "The conformance case's tool AF3MT9IQF_3.",
             'parameters': {'type': 'object',
                            'properties': {},
-                           'additionalProperties': True}}]}
+                           'additionalProperties': True}},
+           {'name': 'cU_5',
+            'description': "The conformance case's tool cU_5.",
+            'parameters': {'type': 'object',
+                           'properties': {},
+                           'additionalProperties': True}},
+           {'name': 'hP4XfV',
+            'description': "The conformance case's tool hP4XfV.",
+            'parameters': {'type': 'object',
+                           'properties': {},
+                           'additionalProperties': True}}],
+ 'include_thoughts': True}
 
 
 # -- An outcome and the request's parts, as the harness protocol's peers/_protocol.py has them
@@ -253,7 +296,7 @@ def outcome_of(body_pieces):
 
 
 if __name__ == "__main__":
-    print("litellm 1.110.2 fails client.calls on gemini (quirks: none)" + "; installed: litellm " + version("litellm"))
+    print("litellm 1.110.2 fails client.calls on gemini (quirks: no-space-after-data, raw-line-separators, sse-crlf, usage-only-last-record)" + "; installed: litellm " + version("litellm"))
     behaves = verdict()
     print("the library behaves (exit 0)" if behaves else "client.calls still fails (exit 1)")
     sys.exit(0 if behaves else 1)

@@ -2,8 +2,9 @@
 litellm 1.110.2 fails client.calls on gemini (quirks: none).
 
 The kit's reason: the client reported call 0 id is
-'aaaaaaaa__thought__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', expected 'aaaaaaaa' (quirks: none
-(the provider's own shape))
+'aaaaaaaa__thought__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', expected 'aaaaaaaa': the
+provider's id kept at its start, with more after it (quirks: none (the provider's own
+shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
     pip install litellm==1.110.2

@@ -7,7 +7,7 @@ data:{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":
 (quirks: no-space-after-data)
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 llama-index-llms-bedrock-converse==0.15.5 google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
+    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 google-genai==2.34.0
     python calls--gemini--quirks-gemini-spec-edges.repro.py
 It serves the saved body (calls--gemini--quirks-gemini-spec-edges.sse, next to this
 file) from a local HTTP server as the kit served it, calls the library as

@@ -5,7 +5,7 @@ The kit's reason: the stream ended in the provider error {'status': 'SAFETY', 'm
 'SAFETY'} but the client reported success (quirks: none (the provider's own shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 llama-index-llms-bedrock-converse==0.15.5 google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
+    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 google-genai==2.34.0
     python provider-error--gemini--quirks-none.repro.py
 It serves the saved body (provider-error--gemini--quirks-none.sse, next to this file)
 from a local HTTP server as the kit served it, calls the library as

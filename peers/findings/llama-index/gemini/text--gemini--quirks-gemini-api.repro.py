@@ -1,11 +1,11 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
-llama-index 0.8.3 fails client.text on gemini (quirks: empty-text-parts).
+llama-index 0.8.3 fails client.text on gemini (quirks: none).
 
-The kit's reason: the client reported an error on a stream that completed:
-'RuntimeError: Response was terminated early: MAX_TOKENS' (quirks: empty-text-parts)
+The kit's reason: the client reported the text 'Hello\\nHello', expected 'HelloHello'
+(quirks: none (the provider's own shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 llama-index-llms-bedrock-converse==0.15.5 google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
+    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 google-genai==2.34.0
     python text--gemini--quirks-gemini-api.repro.py
 It serves the saved body (text--gemini--quirks-gemini-api.sse, next to this file) from a
 local HTTP server as the kit served it, calls the library as
@@ -29,15 +29,19 @@ BODY = (Path(__file__).parent / "text--gemini--quirks-gemini-api.sse").read_byte
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [331]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [945]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.text expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_TEXT = ''
+EXPECTED_TEXT = 'HelloHello'
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----
-REQUEST = {'tools': []}
+REQUEST = {'tools': [{'name': 'get_weather',
+            'description': "The conformance case's tool get_weather.",
+            'parameters': {'type': 'object',
+                           'properties': {},
+                           'additionalProperties': True}}]}
 
 
 # -- An outcome and the request's parts, as the harness protocol's peers/_protocol.py has them
@@ -205,7 +209,7 @@ def outcome_of(body_pieces):
 
 
 if __name__ == "__main__":
-    print("llama-index 0.8.3 fails client.text on gemini (quirks: empty-text-parts)" + "; installed: llama-index-llms-openai " + version("llama-index-llms-openai"))
+    print("llama-index 0.8.3 fails client.text on gemini (quirks: none)" + "; installed: llama-index-llms-openai " + version("llama-index-llms-openai"))
     behaves = verdict()
     print("the library behaves (exit 0)" if behaves else "client.text still fails (exit 1)")
     sys.exit(0 if behaves else 1)

@@ -1,12 +1,13 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
-llama-index 0.8.3 fails client.text on gemini (quirks: none).
+llama-index 0.8.3 fails client.text on gemini (quirks: raw-line-separators).
 
 The kit's reason: the client reported an error on a stream that completed:
-'RuntimeError: Response was terminated early: MAX_TOKENS' (quirks: none (the provider's
-own shape))
+'UnknownApiResponseError: Failed to parse response as JSON. Raw response:
+{"candidates":[{"content":{"role":"model","parts":[{"text":"' (quirks:
+raw-line-separators)
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 llama-index-llms-bedrock-converse==0.15.5 google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
+    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 google-genai==2.34.0
     python text--gemini--quirks-gemini-spec-edges--2.repro.py
 It serves the saved body (text--gemini--quirks-gemini-spec-edges--2.sse, next to this
 file) from a local HTTP server as the kit served it, calls the library as
@@ -30,15 +31,15 @@ BODY = (Path(__file__).parent / "text--gemini--quirks-gemini-spec-edges--2.sse")
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [336]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [67, 275]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.text expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_TEXT = 'Hello'
+EXPECTED_TEXT = ''
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----
-REQUEST = {'tools': []}
+REQUEST = {'tools': [], 'include_thoughts': True}
 
 
 # -- An outcome and the request's parts, as the harness protocol's peers/_protocol.py has them
@@ -206,7 +207,7 @@ def outcome_of(body_pieces):
 
 
 if __name__ == "__main__":
-    print("llama-index 0.8.3 fails client.text on gemini (quirks: none)" + "; installed: llama-index-llms-openai " + version("llama-index-llms-openai"))
+    print("llama-index 0.8.3 fails client.text on gemini (quirks: raw-line-separators)" + "; installed: llama-index-llms-openai " + version("llama-index-llms-openai"))
     behaves = verdict()
     print("the library behaves (exit 0)" if behaves else "client.text still fails (exit 1)")
     sys.exit(0 if behaves else 1)

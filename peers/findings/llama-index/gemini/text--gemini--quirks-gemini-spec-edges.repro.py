@@ -3,11 +3,11 @@ llama-index 0.8.3 fails client.text on gemini (quirks: no-space-after-data).
 
 The kit's reason: the client reported an error on a stream that completed:
 'UnknownApiResponseError: Failed to parse response as JSON. Raw response:
-data:{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS","index"...
+data:{"candidates":[{"content":{"role":"model","parts":[{"text":"Hello"}]},"finishR...
 (quirks: no-space-after-data)
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 llama-index-llms-bedrock-converse==0.15.5 google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
+    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 google-genai==2.34.0
     python text--gemini--quirks-gemini-spec-edges.repro.py
 It serves the saved body (text--gemini--quirks-gemini-spec-edges.sse, next to this file)
 from a local HTTP server as the kit served it, calls the library as
@@ -31,11 +31,11 @@ BODY = (Path(__file__).parent / "text--gemini--quirks-gemini-spec-edges.sse").re
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [308]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [329]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.text expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_TEXT = ''
+EXPECTED_TEXT = 'Hello'
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----

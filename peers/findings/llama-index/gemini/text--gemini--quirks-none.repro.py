@@ -1,12 +1,11 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
 llama-index 0.8.3 fails client.text on gemini (quirks: none).
 
-The kit's reason: the client reported an error on a stream that completed:
-'RuntimeError: Response was terminated early: MAX_TOKENS' (quirks: none (the provider's
-own shape))
+The kit's reason: the client reported the text 'Hello\\nHello', expected 'HelloHello'
+(quirks: none (the provider's own shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 llama-index-llms-bedrock-converse==0.15.5 google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
+    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 google-genai==2.34.0
     python text--gemini--quirks-none.repro.py
 It serves the saved body (text--gemini--quirks-none.sse, next to this file) from a local
 HTTP server as the kit served it, calls the library as peers/llama-index/harness.py
@@ -29,15 +28,19 @@ BODY = (Path(__file__).parent / "text--gemini--quirks-none.sse").read_bytes()
 WIRE = "gemini"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [336]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [945]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.text expects: what the reference, mcs_reference, reads in the saved body
-EXPECTED_TEXT = 'Hello'
+EXPECTED_TEXT = 'HelloHello'
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----
-REQUEST = {'tools': []}
+REQUEST = {'tools': [{'name': 'get_weather',
+            'description': "The conformance case's tool get_weather.",
+            'parameters': {'type': 'object',
+                           'properties': {},
+                           'additionalProperties': True}}]}
 
 
 # -- An outcome and the request's parts, as the harness protocol's peers/_protocol.py has them

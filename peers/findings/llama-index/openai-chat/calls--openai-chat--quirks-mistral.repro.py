@@ -5,7 +5,7 @@ The kit's reason: the client reported 1 call(s) ['get_weatherget_weather'], expe
 ['get_weather', 'get_weather'] (quirks: no-index)
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install llama-index-llms-openai==0.8.3
+    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 google-genai==2.34.0
     python calls--openai-chat--quirks-mistral.repro.py
 It serves the saved body (calls--openai-chat--quirks-mistral.sse, next to this file)
 from a local HTTP server as the kit served it, calls the library as
@@ -82,26 +82,43 @@ def tools_of(request: dict) -> list:
 # -- The library, called as peers/llama-index/harness.py calls it ----------------------------
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
+from llama_index.llms.google_genai import GoogleGenAI
 from llama_index.llms.openai import OpenAI
+from google.genai import types
 from pydantic import ConfigDict, create_model
 
 
-def function_tool(name, description):
+def function_tool(name, description, wire):
     """A tool of the told name whose schema takes any arguments (a model allowing extra
-    keys); the harness reads calls, it runs none."""
-    arguments = create_model("Arguments", __config__=ConfigDict(extra="allow"))
+    keys); the harness reads calls, it runs none. On gemini the model only drops the
+    `additionalProperties` key: google-genai refuses it outside Vertex AI ("only supported in
+    Gemini Enterprise Agent Platform mode"), and `GoogleGenAI` takes no raw JSON Schema."""
+    extra = "ignore" if wire == "gemini" else "allow"
+    arguments = create_model("Arguments", __config__=ConfigDict(extra=extra))
     return FunctionTool.from_defaults(fn=lambda **kwargs: None, name=name,
                                       description=description, fn_schema=arguments)
 
 
-def run(base_url, wire, request):
+def llm_for(base_url, wire, request):
+    if wire == "gemini":
+        # Thoughts through `generation_config`, as its docs show for `thinking_config`; with
+        # max_tokens and context_window given, it asks no model metadata (`models.get`) first.
+        config = (types.GenerateContentConfig(thinking_config=types.ThinkingConfig(include_thoughts=True))
+                  if request.get("include_thoughts") else None)
+        return GoogleGenAI(model="gemini-2.5-flash", api_key="sk-mcs", max_retries=0,
+                           max_tokens=4096, context_window=1048576,
+                           http_options=types.HttpOptions(base_url=base_url), generation_config=config)
     # `additional_kwargs` is where its users pass OpenAI parameters the class has no field
     # for; it drops `stream_options` itself from requests that do not stream.
     extra = {"stream_options": {"include_usage": True}} if request.get("include_usage") else {}
-    llm = OpenAI(model="gpt-4o", api_key="sk-mcs", api_base=base_url.rstrip("/") + "/v1",
-                 max_retries=0, additional_kwargs=extra)
+    return OpenAI(model="gpt-4o", api_key="sk-mcs", api_base=base_url.rstrip("/") + "/v1",
+                  max_retries=0, additional_kwargs=extra)
+
+
+def run(base_url, wire, request):
+    llm = llm_for(base_url, wire, request)
     last = None
-    tools = [function_tool(name, description) for name, description, _ in tools_of(request)]
+    tools = [function_tool(name, description, wire) for name, description, _ in tools_of(request)]
     prompt = ChatMessage(role="user", content="What is the weather in Paris?")
     stream = (llm.stream_chat_with_tools(tools, chat_history=[prompt], allow_parallel_tool_calls=True)
               if tools
@@ -186,7 +203,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
+        if COMPLETE:  # a drop says nothing beforehand, as the kit's server
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
         try:

@@ -70,6 +70,7 @@ function errorText(err) {
 const {createOpenAI} = require('@ai-sdk/openai');
 
 const PLACEHOLDER = 'mcs_placeholder_tool';
+const FAILED_FINISH = new Set(['error', 'content-filter']);
 
 /** The outcome `arguments` of an SDK tool call's `input` (a parsed value or the raw text). */
 function inputArguments(input) {
@@ -107,15 +108,21 @@ async function streamOutcome(model, request, {providerOptions, toolOptions} = {}
   });
   let toolCalls = [];
   let text = '';
+  let finishReason;
   try {
-    [toolCalls, text] = await Promise.all([result.toolCalls, result.text]);
+    [toolCalls, text, finishReason] = await Promise.all([result.toolCalls, result.text,
+      result.finishReason]);
   } catch (err) {
     errors.push(err);
   }
+  // The SDK's documented report of an answer that failed: `finishReason` 'error' or
+  // 'content-filter' (a user reads it beside the text); it is the library's error report.
+  if (!errors.length && FAILED_FINISH.has(finishReason)) errors.push(`finishReason: ${finishReason}`);
   const calls = toolCalls.filter((call) => !call.providerExecuted).map((call) => ({
     name: call.toolName, arguments: inputArguments(call.input), id: call.toolCallId ?? null}));
   return {calls, text, message: null,
-    error: errors.length ? errors.map(errorText).join('; ') : null};
+    error: errors.length ? errors.map((e) => typeof e === 'string' ? e : errorText(e)).join('; ')
+      : null};
 }
 
 async function run(wire, baseUrl, request) {
@@ -166,8 +173,9 @@ async function answer(req, res, bodyPieces) {
     res.end(BODY);
     return;
   }
+  // a drop says nothing beforehand, as the kit's server
   res.writeHead(200, {'Content-Type': CONTENT_TYPE, 'Transfer-Encoding': 'chunked',
-    'Cache-Control': 'no-cache', Connection: 'close'});
+    'Cache-Control': 'no-cache', ...(COMPLETE ? {Connection: 'close'} : {})});
   for (const piece of bodyPieces) {
     if (piece.length) await write(res, piece); // one chunk each, flushed on its own
   }

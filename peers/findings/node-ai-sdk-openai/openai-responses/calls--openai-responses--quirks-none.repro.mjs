@@ -1,10 +1,9 @@
 // Reproduces a finding of mcs-conformance (docs/peers.md):
 // node-ai-sdk-openai 3.0.141 (ai 6.0.326) fails client.calls on openai-responses (quirks: none).
 //
-// The kit's reason: the client reported an error on a stream that completed:
-// '_TypeValidationError: Type validation failed: Value:
-// {"type":"response.output_item.added","item":{"id":"lsh_000000000000000000000000000000000000000000000001...
-// (quirks: none (the provider's own shape))
+// The kit's reason: the client reported call 0 arguments is {'action': {'commands': ['ls
+// -la']}}, expected {'action': {'commands': ['ls -la'], 'timeout_ms': None,
+// 'max_output_length': None}} (quirks: none (the provider's own shape))
 //
 // Needs nothing but the library, as the peer matrix pinned it:
 //     npm install ai@6.0.326 @ai-sdk/openai@3.0.141 zod@4.6.7
@@ -26,25 +25,20 @@ const BODY = fs.readFileSync(new URL('./calls--openai-responses--quirks-none.sse
 const WIRE = 'openai-responses';
 const STATUS = 200;
 const CONTENT_TYPE = 'text/event-stream; charset=utf-8';
-const CUTS = [3084]; // the body goes out in pieces of these sizes, each flushed on its own
+const CUTS = [3246]; // the body goes out in pieces of these sizes, each flushed on its own
 const COMPLETE = true; // false: the connection drops before the chunked body ends
 
 // -- What client.calls expects: what the reference, mcs_reference, reads in the saved body
 const EXPECTED_CALLS = [
   {
-    "name": "local_shell",
+    "name": "shell",
     "arguments": {
       "action": {
-        "type": "exec",
-        "command": [
-          "bash",
-          "-lc",
+        "commands": [
           "ls -la"
         ],
-        "env": {},
         "timeout_ms": null,
-        "user": null,
-        "working_directory": null
+        "max_output_length": null
       }
     },
     "id": "call_000000000000000000000000"
@@ -93,6 +87,7 @@ function errorText(err) {
 const {createOpenAI} = require('@ai-sdk/openai');
 
 const PLACEHOLDER = 'mcs_placeholder_tool';
+const FAILED_FINISH = new Set(['error', 'content-filter']);
 
 /** The outcome `arguments` of an SDK tool call's `input` (a parsed value or the raw text). */
 function inputArguments(input) {
@@ -130,15 +125,21 @@ async function streamOutcome(model, request, {providerOptions, toolOptions} = {}
   });
   let toolCalls = [];
   let text = '';
+  let finishReason;
   try {
-    [toolCalls, text] = await Promise.all([result.toolCalls, result.text]);
+    [toolCalls, text, finishReason] = await Promise.all([result.toolCalls, result.text,
+      result.finishReason]);
   } catch (err) {
     errors.push(err);
   }
+  // The SDK's documented report of an answer that failed: `finishReason` 'error' or
+  // 'content-filter' (a user reads it beside the text); it is the library's error report.
+  if (!errors.length && FAILED_FINISH.has(finishReason)) errors.push(`finishReason: ${finishReason}`);
   const calls = toolCalls.filter((call) => !call.providerExecuted).map((call) => ({
     name: call.toolName, arguments: inputArguments(call.input), id: call.toolCallId ?? null}));
   return {calls, text, message: null,
-    error: errors.length ? errors.map(errorText).join('; ') : null};
+    error: errors.length ? errors.map((e) => typeof e === 'string' ? e : errorText(e)).join('; ')
+      : null};
 }
 
 async function run(wire, baseUrl, request) {
@@ -220,8 +221,9 @@ async function answer(req, res, bodyPieces) {
     res.end(BODY);
     return;
   }
+  // a drop says nothing beforehand, as the kit's server
   res.writeHead(200, {'Content-Type': CONTENT_TYPE, 'Transfer-Encoding': 'chunked',
-    'Cache-Control': 'no-cache', Connection: 'close'});
+    'Cache-Control': 'no-cache', ...(COMPLETE ? {Connection: 'close'} : {})});
   for (const piece of bodyPieces) {
     if (piece.length) await write(res, piece); // one chunk each, flushed on its own
   }

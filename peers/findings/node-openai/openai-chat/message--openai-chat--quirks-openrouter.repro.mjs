@@ -261,8 +261,9 @@ async function answer(req, res, bodyPieces) {
     res.end(BODY);
     return;
   }
+  // a drop says nothing beforehand, as the kit's server
   res.writeHead(200, {'Content-Type': CONTENT_TYPE, 'Transfer-Encoding': 'chunked',
-    'Cache-Control': 'no-cache', Connection: 'close'});
+    'Cache-Control': 'no-cache', ...(COMPLETE ? {Connection: 'close'} : {})});
   for (const piece of bodyPieces) {
     if (piece.length) await write(res, piece); // one chunk each, flushed on its own
   }

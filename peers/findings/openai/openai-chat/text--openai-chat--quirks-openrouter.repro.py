@@ -203,7 +203,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
+        if COMPLETE:  # a drop says nothing beforehand, as the kit's server
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
         try:

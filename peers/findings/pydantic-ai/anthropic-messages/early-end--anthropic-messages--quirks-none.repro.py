@@ -6,7 +6,7 @@ ended cleanly), and the client reported success with 2 call(s) (quirks: none (th
 provider's own shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install 'pydantic-ai-slim[openai,anthropic]==2.68.0'
+    pip install 'pydantic-ai-slim[openai,anthropic,google]==2.68.0' google-genai==2.34.0
     python early-end--anthropic-messages--quirks-none.repro.py
 It serves the saved body (early-end--anthropic-messages--quirks-none.sse, next to this
 file) from a local HTTP server as the kit served it, calls the library as
@@ -84,8 +84,10 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.direct import model_request_stream_sync
 from pydantic_ai.messages import TextPart, ToolCallPart
 from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.google import GoogleModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.google import GoogleProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
 
@@ -101,6 +103,8 @@ def settings_of(request):
         return {"anthropic_thinking": {"type": "enabled",
                                        "budget_tokens": request["thinking"]["budget_tokens"]},
                 "max_tokens": 4096}
+    if request.get("include_thoughts"):
+        return {"google_thinking_config": {"include_thoughts": True}}
     return None
 
 
@@ -108,6 +112,8 @@ def model_for(base_url, wire):
     if wire == "openai-chat":
         provider = OpenAIProvider(base_url=base_url.rstrip("/") + "/v1", api_key="sk-mcs")
         return OpenAIChatModel("gpt-4o", provider=provider)
+    if wire == "gemini":  # google-genai calls `<base_url>/v1beta/models/<model>:streamGenerateContent`
+        return GoogleModel("gemini-2.5-flash", provider=GoogleProvider(base_url=base_url, api_key="sk-mcs"))
     provider = AnthropicProvider(base_url=base_url.rstrip("/"), api_key="sk-mcs")
     return AnthropicModel("claude-sonnet-4-5", provider=provider)
 
@@ -132,7 +138,12 @@ def run(base_url, wire, request):
     calls = [call(part.tool_name, arguments_of(part), part.tool_call_id)
              for part in response.parts if isinstance(part, ToolCallPart)]
     text = "".join(part.content for part in response.parts if isinstance(part, TextPart))
-    return outcome(calls, text, None)  # a ModelResponse is not the provider's message
+    # On gemini, a failed answer (a refusal, a blocked prompt, MALFORMED_FUNCTION_CALL) is
+    # told by `response.finish_reason` 'content_filter' or 'error', raising nothing: its
+    # error report (an Agent would raise ContentFilterError on an empty refused answer).
+    failed = wire == "gemini" and response.finish_reason in ("content_filter", "error")
+    stopped = f"finish_reason: {response.finish_reason}" if failed else None
+    return outcome(calls, text, None, stopped)  # a ModelResponse is not the provider's message
 
 
 # -- The check ------------------------------------------------------------------------------
@@ -181,7 +192,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
+        if COMPLETE:  # a drop says nothing beforehand, as the kit's server
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
         try:

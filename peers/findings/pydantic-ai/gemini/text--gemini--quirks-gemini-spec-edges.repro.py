@@ -7,7 +7,7 @@ response: data:{"candidates":[{"content":{"role":"model"},"finishRea... (quirks:
 no-space-after-data)
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install 'pydantic-ai-slim[openai,anthropic,google,bedrock]==2.68.0' google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
+    pip install 'pydantic-ai-slim[openai,anthropic,google]==2.68.0' google-genai==2.34.0
     python text--gemini--quirks-gemini-spec-edges.repro.py
 It serves the saved body (text--gemini--quirks-gemini-spec-edges.sse, next to this file)
 from a local HTTP server as the kit served it, calls the library as
