@@ -1,10 +1,15 @@
-"""LlamaIndex's OpenAI LLM (openai-chat) and its Google GenAI LLM (gemini, package
-llama-index-llms-google-genai) as their users stream: `stream_chat_with_tools()` (or
+"""LlamaIndex's OpenAI LLM (openai-chat), its Google GenAI LLM (gemini, package
+llama-index-llms-google-genai) and its Bedrock Converse LLM (bedrock-converse, package
+llama-index-llms-bedrock-converse) as their users stream: `stream_chat_with_tools()` (or
 `stream_chat()` with no tools), the last `ChatResponse` kept, its calls read with
-`get_tool_calls_from_response()`."""
+`get_tool_calls_from_response()`. On bedrock-converse it gives its user no stop reason
+(`stream_chat` reads Converse's `messageStop` and drops it), so a failed answer is what it
+raises."""
 
+from botocore.config import Config
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
+from llama_index.llms.bedrock_converse import BedrockConverse
 from llama_index.llms.google_genai import GoogleGenAI
 from llama_index.llms.openai import OpenAI
 from google.genai import types
@@ -17,7 +22,8 @@ from _protocol import call, outcome, serve, tools_of
 # each chunk, whatever choice it is, so its users cannot stream several. On gemini, thoughts
 # through `generation_config`; not `stream_function_call_arguments`: the Gemini API client
 # refuses it (Vertex AI's alone, which needs Google credentials here).
-FEATURES = {"openai-chat": ["include_usage"], "gemini": ["include_thoughts"]}
+FEATURES = {"openai-chat": ["include_usage"], "gemini": ["include_thoughts"],
+            "bedrock-converse": []}
 
 
 def function_tool(name, description, wire):
@@ -40,6 +46,15 @@ def llm_for(base_url, wire, request):
         return GoogleGenAI(model="gemini-2.5-flash", api_key="sk-mcs", max_retries=0,
                            max_tokens=4096, context_window=1048576,
                            http_options=types.HttpOptions(base_url=base_url), generation_config=config)
+    if wire == "bedrock-converse":
+        # Its own boto3 client at `endpoint_url` (it posts to `<endpoint>/model/<id>/converse-stream`),
+        # retries off: `max_retries=1` is one attempt of its tenacity loop, and botocore's own
+        # retries go through `botocore_config` (`total_max_attempts` 1).
+        return BedrockConverse(model="anthropic.claude-sonnet-4-5-20250929-v1:0",
+                               endpoint_url=base_url, region_name="us-east-1",
+                               aws_access_key_id="x", aws_secret_access_key="x", max_retries=1,
+                               botocore_config=Config(retries={"total_max_attempts": 1,
+                                                               "mode": "standard"}))
     # `additional_kwargs` is where its users pass OpenAI parameters the class has no field
     # for; it drops `stream_options` itself from requests that do not stream.
     extra = {"stream_options": {"include_usage": True}} if request.get("include_usage") else {}
