@@ -15,6 +15,7 @@ exception event instead.
 """
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any, Callable
 
@@ -100,8 +101,9 @@ def _reasoning(draw: Callable, tape: Tape, opaque: int) -> list[dict]:
     """Zero or one reasoning block: its text and signature, or redacted content."""
     if not tape.below("reasoning", 3) == 2:
         return []
-    if tape.flip("redacted"):
-        return [{"reasoningContent": {"redactedContent": spell(opaque % 64 ** 32, BASE64, 32)}}]
+    if tape.flip("redacted"):  # as recorded: base64 of the provider's own ASCII token
+        token = spell(opaque % 64 ** 32, BASE64, 32).encode("ascii")
+        return [{"reasoningContent": {"redactedContent": base64.b64encode(token).decode("ascii")}}]
     text = draw_prose(draw, min_size=1)
     reasoning: dict[str, Any] = {"text": text}
     if tape.below("signature", 4):
