@@ -6,7 +6,7 @@ The kit's reason: the client's message differs from stream=false: message: missi
 own shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install litellm==1.110.2
+    pip install litellm==1.110.2 boto3==1.44.8 botocore==1.44.8
     python message--openai-chat--quirks-alibaba-qwen.repro.py
 It serves the saved body (message--openai-chat--quirks-alibaba-qwen.sse, next to this
 file) from a local HTTP server as the kit served it, calls the library as
@@ -97,10 +97,13 @@ def chat_options(request: dict) -> dict:
 
 
 # -- The library, called as peers/litellm/harness.py calls it ----------------------------
+import gc
 import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # offline: no cost-map download
 import litellm
+
+gc.freeze()  # what importing litellm made stays out of the collections `converse` asks
 
 
 MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
@@ -124,11 +127,39 @@ def run(base_url, wire, request):
     elif wire == "gemini":
         # Google AI Studio's provider; a custom api_base gets `/models/<model>:<method>`.
         model, api_base = "gemini/gemini-2.5-flash", base_url.rstrip("/") + "/v1beta"
+    elif wire == "bedrock-converse":
+        return converse(base_url, request)
     else:
         model, api_base = "anthropic/claude-sonnet-4-5", base_url.rstrip("/")
     chunks = list(litellm.completion(model=model, messages=MESSAGES, api_base=api_base,
                                      api_key="sk-mcs", stream=True, max_retries=0,
                                      **options_of(request)))
+    return answer_of(chunks, wire)
+
+
+def converse(base_url, request):
+    """Bedrock's Converse API through `bedrock/converse/`: a custom endpoint is
+    `aws_bedrock_runtime_endpoint` (it posts to `<endpoint>/model/<id>/converse-stream`),
+    signed with the AWS keys and region given as keywords.
+
+    First `gc.collect()`: when a Converse stream raises mid-body, litellm leaves the HTTP
+    response's byte iterator suspended in a reference cycle (converse_handler.py:90 hands
+    it to `AWSEventStreamDecoder.iter_bytes`, invoke_handler.py:854, which raises from inside
+    its loop and never closes it), and a cyclic collection that falls inside the next request's
+    `ConnectionPool.handle_request` finalizes it there: its `close()` takes the pool's lock
+    that request holds, and the process hangs (httpcore 1.0.9, connection_pool.py:220 and
+    :416). Collecting between cases keeps one case's leak out of the next (a harness
+    process runs many; a repro runs one)."""
+    gc.collect()
+    chunks = list(litellm.completion(
+        model="bedrock/converse/anthropic.claude-sonnet-4-5-20250929-v1:0", messages=MESSAGES,
+        aws_bedrock_runtime_endpoint=base_url.rstrip("/"), aws_region_name="us-east-1",
+        aws_access_key_id="x", aws_secret_access_key="x", stream=True, max_retries=0,
+        **chat_options(request)))
+    return answer_of(chunks, "bedrock-converse")
+
+
+def answer_of(chunks, wire):
     response = litellm.stream_chunk_builder(chunks, messages=MESSAGES)
     if response is None:
         return outcome()
@@ -137,10 +168,12 @@ def run(base_url, wire, request):
              for tc in message.tool_calls or []]
     # Its message has OpenAI's shape: native only on openai-chat.
     native = message.model_dump(mode="json") if wire == "openai-chat" else None
-    # On gemini, litellm tells its user of a refused answer (SAFETY, RECITATION, a blocked
-    # prompt) by `finish_reason: "content_filter"`, raising nothing: its error report.
+    # On gemini and bedrock-converse, litellm tells its user of a refused answer (SAFETY,
+    # RECITATION, a blocked prompt; Converse's guardrail_intervened) by `finish_reason:
+    # "content_filter"`, raising nothing: its error report.
     finish = response.choices[0].finish_reason
-    stopped = f"finish_reason: {finish}" if wire == "gemini" and finish == "content_filter" else None
+    refused = wire in ("gemini", "bedrock-converse") and finish == "content_filter"
+    stopped = f"finish_reason: {finish}" if refused else None
     return outcome(calls, message.content or "", native, stopped)
 
 

@@ -7,7 +7,7 @@ data:{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":
 (quirks: no-space-after-data)
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 google-genai==2.34.0
+    pip install llama-index-llms-openai==0.8.3 llama-index-llms-google-genai==0.11.3 llama-index-llms-bedrock-converse==0.15.5 google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
     python calls--gemini--quirks-gemini-spec-edges.repro.py
 It serves the saved body (calls--gemini--quirks-gemini-spec-edges.sse, next to this
 file) from a local HTTP server as the kit served it, calls the library as
@@ -81,8 +81,10 @@ def tools_of(request: dict) -> list:
 
 
 # -- The library, called as peers/llama-index/harness.py calls it ----------------------------
+from botocore.config import Config
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
+from llama_index.llms.bedrock_converse import BedrockConverse
 from llama_index.llms.google_genai import GoogleGenAI
 from llama_index.llms.openai import OpenAI
 from google.genai import types
@@ -109,6 +111,15 @@ def llm_for(base_url, wire, request):
         return GoogleGenAI(model="gemini-2.5-flash", api_key="sk-mcs", max_retries=0,
                            max_tokens=4096, context_window=1048576,
                            http_options=types.HttpOptions(base_url=base_url), generation_config=config)
+    if wire == "bedrock-converse":
+        # Its own boto3 client at `endpoint_url` (it posts to `<endpoint>/model/<id>/converse-stream`),
+        # retries off: `max_retries=1` is one attempt of its tenacity loop, and botocore's own
+        # retries go through `botocore_config` (`total_max_attempts` 1).
+        return BedrockConverse(model="anthropic.claude-sonnet-4-5-20250929-v1:0",
+                               endpoint_url=base_url, region_name="us-east-1",
+                               aws_access_key_id="x", aws_secret_access_key="x", max_retries=1,
+                               botocore_config=Config(retries={"total_max_attempts": 1,
+                                                               "mode": "standard"}))
     # `additional_kwargs` is where its users pass OpenAI parameters the class has no field
     # for; it drops `stream_options` itself from requests that do not stream.
     extra = {"stream_options": {"include_usage": True}} if request.get("include_usage") else {}

@@ -7,7 +7,7 @@ response: {"candidates":[{"content":{"role":"model","parts":[{"text":"' (quirks:
 raw-line-separators)
 
 Needs nothing but the library, as the peer matrix pinned it:
-    pip install 'pydantic-ai-slim[openai,anthropic,google]==2.68.0' google-genai==2.34.0
+    pip install 'pydantic-ai-slim[openai,anthropic,google,bedrock]==2.68.0' google-genai==2.34.0 boto3==1.44.8 botocore==1.44.8
     python text--gemini--quirks-gemini-spec-edges--2.repro.py
 It serves the saved body (text--gemini--quirks-gemini-spec-edges--2.sse, next to this
 file) from a local HTTP server as the kit served it, calls the library as
@@ -79,15 +79,19 @@ def tools_of(request: dict) -> list:
 
 
 # -- The library, called as peers/pydantic-ai/harness.py calls it ----------------------------
+import boto3
+from botocore.config import Config
 from pydantic_ai import ModelRequest
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.direct import model_request_stream_sync
 from pydantic_ai.messages import TextPart, ToolCallPart
 from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.bedrock import BedrockConverseModel
 from pydantic_ai.models.google import GoogleModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.bedrock import BedrockProvider
 from pydantic_ai.providers.google import GoogleProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
@@ -115,6 +119,15 @@ def model_for(base_url, wire):
         return OpenAIChatModel("gpt-4o", provider=provider)
     if wire == "gemini":  # google-genai calls `<base_url>/v1beta/models/<model>:streamGenerateContent`
         return GoogleModel("gemini-2.5-flash", provider=GoogleProvider(base_url=base_url, api_key="sk-mcs"))
+    if wire == "bedrock-converse":
+        # A boto3 client at the case's endpoint, its retries off (`total_max_attempts` 1: botocore
+        # reads `max_attempts` as retries after the first); boto3 posts to
+        # `<endpoint>/model/<id>/converse-stream`.
+        client = boto3.client("bedrock-runtime", endpoint_url=base_url, region_name="us-east-1",
+                              aws_access_key_id="x", aws_secret_access_key="x",
+                              config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
+        return BedrockConverseModel("us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                                    provider=BedrockProvider(bedrock_client=client))
     provider = AnthropicProvider(base_url=base_url.rstrip("/"), api_key="sk-mcs")
     return AnthropicModel("claude-sonnet-4-5", provider=provider)
 
@@ -139,10 +152,13 @@ def run(base_url, wire, request):
     calls = [call(part.tool_name, arguments_of(part), part.tool_call_id)
              for part in response.parts if isinstance(part, ToolCallPart)]
     text = "".join(part.content for part in response.parts if isinstance(part, TextPart))
-    # On gemini, a failed answer (a refusal, a blocked prompt, MALFORMED_FUNCTION_CALL) is
-    # told by `response.finish_reason` 'content_filter' or 'error', raising nothing: its
-    # error report (an Agent would raise ContentFilterError on an empty refused answer).
-    failed = wire == "gemini" and response.finish_reason in ("content_filter", "error")
+    # On gemini and bedrock-converse, a failed answer (a refusal, a blocked prompt,
+    # MALFORMED_FUNCTION_CALL; Converse's guardrail_intervened, content_filtered,
+    # malformed_tool_use) is told by `response.finish_reason` 'content_filter' or 'error',
+    # raising nothing: its error report (an Agent would raise ContentFilterError on an empty
+    # refused answer).
+    failed = (wire in ("gemini", "bedrock-converse")
+              and response.finish_reason in ("content_filter", "error"))
     stopped = f"finish_reason: {response.finish_reason}" if failed else None
     return outcome(calls, text, None, stopped)  # a ModelResponse is not the provider's message
 
