@@ -265,7 +265,7 @@ def test_typed_paths_still_run_beside_the_corpus(pytester: pytest.Pytester) -> N
 
 
 @pytest.mark.parametrize(("files", "expected"), [
-    ({"notes.txt": "x"}, "*--mcs-corpus=*: no recorded streams (.sse, .jsonl or .ndjson files) in that folder*"),
+    ({"notes.txt": "x"}, "*--mcs-corpus=*: no recorded streams (.sse, .jsonl, .ndjson or .bin files) in that folder*"),
     ({"a.sse": TEXT_SSE, "a.jsonl": OLLAMA_NDJSON}, "*--mcs-corpus: *a.jsonl: it and a.sse would share one snapshot*"),
     ({"a.sse": TEXT_SSE, "b.meta.json": "{}"}, "*--mcs-corpus: *b.meta.json: sidecar of no stream*"),
 ])

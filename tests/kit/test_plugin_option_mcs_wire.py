@@ -122,8 +122,8 @@ def test_the_wire_decides_what_the_strategy_is_fed(pytester: pytest.Pytester):
 
 
 @pytest.mark.parametrize("wire, problem", [
-    ("no-such-wire", "no-such-wire: unknown wire; known wires: anthropic-messages, ollama-chat, "
-                     "openai-chat, openai-responses, text*"),
+    ("no-such-wire", "no-such-wire: unknown wire; known wires: anthropic-messages, bedrock-converse, "
+                     "gemini, ollama-chat, openai-chat, openai-responses, text*"),
     ("acme:Missing", "acme:Missing: module 'acme' has no attribute 'Missing'"),
     ("no_such_module:WIRE", "no_such_module:WIRE: cannot import module 'no_such_module' *"),
     ("acme:AcmeStrategy", "acme:AcmeStrategy: not a mcs_conformance.wires.Wire nor a factory of one"),
