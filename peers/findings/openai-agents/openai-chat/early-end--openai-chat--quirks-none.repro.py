@@ -1,8 +1,8 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
 openai-agents 0.24.0 fails client.early-end on openai-chat (quirks: none).
 
-The kit's reason: the body stopped after 241 bytes, before the end signal (the HTTP body
-ended cleanly), and the client reported success with 0 call(s) (quirks: none (the
+The kit's reason: the body stopped after 845 bytes, before the end signal (the HTTP body
+ended cleanly), and the client reported success with 1 call(s) (quirks: none (the
 provider's own shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
@@ -30,11 +30,11 @@ BODY = (Path(__file__).parent / "early-end--openai-chat--quirks-none.sse").read_
 WIRE = "openai-chat"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [241]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [845]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.early-end expects: the body stops early
-EXPECTED_BECAUSE = "the body stops after 241 bytes, before the wire's end signal, and the connection closes cleanly"
+EXPECTED_BECAUSE = "the body stops after 845 bytes, before the wire's end signal, and the connection closes cleanly"
 
 
 # -- The request the harness made: what the case needed (docs/harness-protocol.md, v2) ----

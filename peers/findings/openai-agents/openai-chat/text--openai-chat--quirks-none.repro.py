@@ -1,10 +1,10 @@
 """Reproduces a finding of mcs-conformance (docs/peers.md):
 openai-agents 0.24.0 fails client.text on openai-chat (quirks: none).
 
-The kit's reason: the client reported an error on a stream that completed:
-"ModelBehaviorError: Chat Completions stream terminated with finish_reason='length' but
-produced no assistant text, tool call, or refusal." (quirks: none (the provider's own
-shape))
+The kit's reason: the client reported an error on a stream that completed (stopped at
+the token limit, as the stream itself says): "ModelBehaviorError: Chat Completions
+stream terminated with finish_reason='length' but produced no assistant text, tool call,
+or refusal." (quirks: none (the provider's own shape))
 
 Needs nothing but the library, as the peer matrix pinned it:
     pip install openai-agents==0.24.0
@@ -31,7 +31,7 @@ BODY = (Path(__file__).parent / "text--openai-chat--quirks-none.sse").read_bytes
 WIRE = "openai-chat"
 STATUS = 200
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
-CUTS = [467]  # the body goes out in pieces of these sizes, each flushed on its own
+CUTS = [518]  # the body goes out in pieces of these sizes, each flushed on its own
 COMPLETE = True  # False: the connection drops before the chunked body ends
 
 # -- What client.text expects: what the reference, mcs_reference, reads in the saved body
