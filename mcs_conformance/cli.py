@@ -25,7 +25,8 @@ def _parser() -> argparse.ArgumentParser:
 
     certify = commands.add_parser(
         "certify", help="run the clause catalogue on a strategy or a client and write a report",
-        description="Run every clause of its kind on TARGET (a strategy), --client or --harness "
+        description="Run every clause of its kind on TARGET (a strategy), --client, --harness "
+                    "or --parser "
                     "and write report.jsonl, summary.md, junit.xml and badge.json into --out. "
                     "Exit 0 certified, 1 refused, 2 usage error.")
     certify.add_argument("target", metavar="TARGET", nargs="?",
@@ -36,6 +37,12 @@ def _parser() -> argparse.ArgumentParser:
     certify.add_argument("--harness", metavar="COMMAND",
                          help="certify a harness command speaking the harness protocol "
                               "(docs/harness-protocol.md); needs --wire")
+    certify.add_argument("--parser", metavar="PKG:FACTORY",
+                         help="certify an inference engine's tool parser instead: "
+                              "factory(format) -> parser (docs/engines.md); needs --format")
+    certify.add_argument("--format", metavar="NAME",
+                         help="the model-output format a --parser is certified on "
+                              "(docs/formats.md)")
     certify.add_argument("--wire", help="wire name or pkg:Obj (default: from the strategy's name)")
     certify.add_argument("--profile", choices=PROFILES, default="ci", help="Hypothesis profile (default: ci)")
     certify.add_argument("--baseline", type=Path, help='JSON file {"expected_failures": [clause ids]}')
@@ -109,11 +116,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _target(args: argparse.Namespace) -> tuple[str, str]:
-    """(kind, target): exactly one of TARGET, --client and --harness."""
+    """(kind, target): exactly one of TARGET, --client, --harness and --parser."""
     given = [(kind, value) for kind, value in (("strategy", args.target), ("client", args.client),
-                                               ("harness", args.harness)) if value is not None]
+                                               ("harness", args.harness),
+                                               ("parser", args.parser)) if value is not None]
     if len(given) != 1:
-        raise ValueError("name one target: a strategy TARGET, --client PKG:FN or --harness CMD")
+        raise ValueError("name one target: a strategy TARGET, --client PKG:FN, --harness CMD "
+                         "or --parser PKG:FACTORY")
     return given[0]
 
 
@@ -128,7 +137,7 @@ def _certify(args: argparse.Namespace) -> int:
                       baseline=args.baseline, jobs=args.jobs,
                       clauses=tuple(dict.fromkeys(args.clause)), quirks=args.quirks, kind=kind,
                       shard=args.shard, database=args.database, strict=args.strict,
-                      server=args.server)
+                      server=args.server, format=args.format)
     try:
         if args.out.exists() and not args.out.is_dir():
             raise UsageProblem(f"--out {args.out}: exists and is not a folder")

@@ -182,6 +182,34 @@ def _first_key_value(text: str, brace: int, n: int, key: str, quotes: str) -> An
     return None if end is _NO else _unquote(text[i:end])
 
 
+def _without_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with the (ordered, disjoint) spans cut out."""
+    kept, start = [], 0
+    for begin, end in spans:
+        kept.append(text[start:begin])
+        start = end
+    kept.append(text[start:])
+    return "".join(kept)
+
+
+def _fenced(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of a call object, widened to the json code fence alone around it."""
+    before = text.rfind("```json", 0, start)
+    if before != -1 and not text[before + 7:start].strip():
+        close = text.find("```", end)
+        if close != -1 and not text[end:close].strip():
+            return before, close + 3
+    return start, end
+
+
+def _after_close(text: str, end: int) -> int:
+    """After a Hermes body ending at `end`: past the closing tag when only blanks precede it."""
+    i = end
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    return i + len(_CLOSE) if text.startswith(_CLOSE, i) else end
+
+
 class _Codec:
     """What both codecs share: `peek_name` and `tracker` over the codec's `_opening`."""
 
@@ -228,14 +256,27 @@ class JsonCodec(_Codec):
 
     name = "text-json"
     opening_markers = ('"tool"', "```json")
+    special_tokens: tuple[str, ...] = ()
+    # The kit's own format, written into any text: prose anywhere around the calls.
+    prose_between = prose_after = True
+    source = "this kit's default text format (docs/formats.md)"
     # Outside strings a JSON call holds only structure, numbers and true/false/null.
     _outside = re.compile(r"[^ \t\r\n,:\[\]0-9+\-.aeEflnrstu]")
 
     def decode(self, text: str) -> list[ExtractedCall]:
         """The calls written in `text`, in order."""
+        return [call for _, _, call in self._spans(text)]
+
+    def content(self, text: str) -> str:
+        """The prose: `text` without its call objects (a fence around one call goes too)."""
+        return _without_spans(text, [_fenced(text, start, end)
+                                     for start, end, _ in self._spans(text)])
+
+    def _spans(self, text: str) -> list[tuple[int, int, ExtractedCall]]:
+        """Each call with where its object starts and ends in `text`."""
         if '"tool"' not in text:
             return []
-        calls: list[ExtractedCall] = []
+        calls: list[tuple[int, int, ExtractedCall]] = []
         find = text.find
         pos = find("{")
         while pos != -1:
@@ -250,7 +291,7 @@ class JsonCodec(_Codec):
                 if broken is None:
                     pos = find("{", pos + 1)
                 else:
-                    calls.append(broken)
+                    calls.append((pos, stop, broken))
                     pos = find("{", stop)
                 continue
             except (RecursionError, ValueError) as exc:  # nested too deeply, number too long
@@ -258,11 +299,12 @@ class JsonCodec(_Codec):
                 reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
                 broken = self._broken(text, pos, end, f"not readable: {reason}")
                 if broken is not None:
-                    calls.append(broken)
+                    calls.append((pos, end, broken))
                 pos = find("{", end)
                 continue
             if _is_json_call(value):
-                calls.append(_call_from_value(value["tool"], value["arguments"], _id_of(value)))
+                calls.append((pos, end, _call_from_value(value["tool"], value["arguments"],
+                                                         _id_of(value))))
                 pos = find("{", end)
             elif find('"tool"', pos, end) == -1:  # prose JSON with no call inside
                 pos = find("{", end)
@@ -357,6 +399,12 @@ class HermesCodec(_Codec):
 
     name = "hermes"
     opening_markers = (_OPEN,)
+    special_tokens = (_OPEN, _CLOSE)  # added tokens of Qwen2.5 and Hermes 2 Pro
+    # Qwen2.5's chat template writes the content, then each call's block on its own line:
+    # nothing but a newline between calls, nothing after the last.
+    prose_between = prose_after = False
+    source = ("Qwen2.5 chat template (tokenizer_config.json); NousResearch "
+              "Hermes-Function-Calling")
     _definite = True
     _started = re.compile(re.escape(_OPEN) + r"\s*\{").search
     _quotes = "\"'"
@@ -365,7 +413,16 @@ class HermesCodec(_Codec):
 
     def decode(self, text: str) -> list[ExtractedCall]:
         """The calls written in `text`, in order."""
-        calls: list[ExtractedCall] = []
+        return [call for _, _, call in self._spans(text)]
+
+    def content(self, text: str) -> str:
+        """The prose: `text` without its `<tool_call>` blocks."""
+        return _without_spans(text, [(start, _after_close(text, end))
+                                     for start, end, _ in self._spans(text)])
+
+    def _spans(self, text: str) -> list[tuple[int, int, ExtractedCall]]:
+        """Each call with where its block starts and its body ends in `text`."""
+        calls: list[tuple[int, int, ExtractedCall]] = []
         n = len(text)
         pos = text.find(_OPEN)
         while pos != -1:
@@ -379,9 +436,9 @@ class HermesCodec(_Codec):
                 value, end = _raw_decode(text, body)
             except (_Unreadable, ValueError, RecursionError):
                 end = _body_end(text, body)
-                calls.append(_python_call(text[body:end].strip()))
+                calls.append((pos, end, _python_call(text[body:end].strip())))
             else:
-                calls.append(_hermes_call(value, text[body:end]))
+                calls.append((pos, end, _hermes_call(value, text[body:end])))
             pos = text.find(_OPEN, end)
         return calls
 

@@ -44,9 +44,11 @@ def summary_markdown(report: Report) -> str:
     verdict = "**certified**" if report.certified else "**refused**"
     lines = [
         f"# mcs-conformance: {h.target_kind} `{h.target}` {verdict} ({report.score})", "",
-        f"{h.target_kind.capitalize()} `{h.strategy}` on wire `{h.wire}`, profile `{h.profile}`, "
-        f"seed `{h.seed}`, "
-        f"quirks `{h.quirks}`, " + (f"server profile `{h.server}`, " if h.server else "")
+        f"{h.target_kind.capitalize()} `{h.strategy}` on "
+        + (f"format `{h.wire}`" if h.target_kind == "parser" else f"wire `{h.wire}`")
+        + f", profile `{h.profile}`, seed `{h.seed}`, "
+        + ("" if h.target_kind == "parser" else f"quirks `{h.quirks}`, ")
+        + (f"server profile `{h.server}`, " if h.server else "")
         + ("strict, " if h.strict else "") +
         f"mcs-conformance {h.version}, Hypothesis {h.hypothesis}, Python {h.python}.", "",
     ]

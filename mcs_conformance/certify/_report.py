@@ -59,7 +59,7 @@ class Header:
     baseline: tuple[str, ...] | None = None
     clauses: tuple[str, ...] | None = None  # the clauses run when narrowed, None for all
     quirks: str = "all"  # the quirks the streams could hold: all, none or names (docs/quirks.md)
-    target_kind: str = "strategy"  # strategy, client or harness
+    target_kind: str = "strategy"  # strategy, client, harness or parser (wire: its format)
     implementation: dict | None = None  # what a harness said it runs
     shard: str | None = None  # "I/N" on a shard's report (certify --shard), None on a whole run
     strict: bool = False  # strictness and fidelity failures counted as failures (--strict)

@@ -54,6 +54,7 @@ class Request:
     database: str | None = None  # Hypothesis' example database: a folder, or pkg.module:OBJ
     strict: bool = False  # a client's strictness and fidelity failures refuse it too
     server: str | None = None  # a server profile: its quirks drawn often (docs/quirks.md)
+    format: str | None = None  # the model-output format a parser is certified on
 
 
 def read_baseline(path: Path) -> tuple[str, ...]:
@@ -76,7 +77,7 @@ def read_baseline(path: Path) -> tuple[str, ...]:
 def settings_for(request: Request) -> McsSettings:
     """The run's settings, built once through the plugin's own option checks: a bad target,
     wire or option is one line and exit 2, not a test run. The target is loaded here, once."""
-    targets = {"strategy": (), "client": (), "harness": ()}
+    targets = {"strategy": (), "client": (), "harness": (), "parser": ()}
     targets[request.kind] = (request.target,)
     try:
         settings = build_settings(
@@ -84,7 +85,8 @@ def settings_for(request: Request) -> McsSettings:
             harnesses=targets["harness"], wire_spec=request.wire, profile=request.profile,
             seed_value=str(request.seed), clauses=request.clauses, quirks_value=request.quirks,
             shard_value=request.shard, database_value=request.database,
-            strict=request.strict, server_value=request.server)
+            strict=request.strict, server_value=request.server,
+            parser_specs=targets["parser"], format_value=request.format)
     except (OptionError, TargetError) as exc:
         raise UsageProblem(str(exc)) from None
     if request.jobs and importlib.util.find_spec("xdist") is None:
@@ -164,7 +166,8 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     """Certify `request.target`; returns the report (writes nothing)."""
     settings = settings_for(request)
     loaded = settings.targets[0]
-    wire = settings.wire or settings.strategy_wire(loaded)
+    parsing = request.kind == "parser"
+    wire_name = request.format if parsing else (settings.wire or settings.strategy_wire(loaded)).name
     baseline = read_baseline(request.baseline) if request.baseline else None
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     options = [f"--mcs-profile={request.profile}", f"--mcs-seed={request.seed}"]
@@ -179,17 +182,20 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         options.append(f"--mcs-database={request.database}")
     if request.strict:
         options.append("--mcs-strict")
-    kind = "client" if request.kind != "strategy" else "strategy"
+    kind = request.kind if request.kind in ("strategy", "parser") else "client"
     selected = request.clauses or tuple(c.id for c in CLAUSES.values() if c.kind == kind)
     if settings.shard is not None:
         options.append(f"--mcs-shard={settings.shard}")
         selected = settings.shard.select(selected)
     collector = _Collector(settings, progress, " ".join(["pytest", loaded.option, *options]))
     options.insert(0, f"--mcs-{request.kind}={request.target}")  # argv: no shell quoting
+    if parsing:
+        options.insert(1, f"--mcs-format={request.format}")
     if progress is not None:
         label = request.target if kind == "strategy" else f"{request.kind} {request.target}"
         share = f" (shard {request.shard})" if request.shard else ""
-        progress.write(f"certifying {label} on wire {wire.name}: "
+        on = f"format {wire_name}" if parsing else f"wire {wire_name}"
+        progress.write(f"certifying {label} on {on}: "
                        f"{len(selected)} clauses{share}, "
                        f"profile {request.profile}, seed {request.seed}, quirks {quirks}"
                        f"{f', server {settings.server.name}' if settings.server else ''}\n")
@@ -232,11 +238,13 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     )
     if request.kind == "strategy":
         name, implementation = str(getattr(loaded.strategy, "name", "?")), None
+    elif parsing:
+        name, implementation = str(getattr(loaded.parser, "name", request.target)), None
     else:
         implementation = collector.implementation
         name = str((implementation or {}).get("name") or request.target)
     header = Header(
-        target=request.target, strategy=name, wire=wire.name,
+        target=request.target, strategy=name, wire=wire_name,
         profile=request.profile, seed=request.seed, started=started,
         version=version("mcs-conformance"), python=platform.python_version(),
         hypothesis=hypothesis.__version__, platform=platform.platform(terse=True), baseline=baseline,

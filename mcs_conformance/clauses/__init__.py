@@ -4,7 +4,8 @@ Owns the clause registry and catalogue, the subjects a clause judges (an extract
 strategy, or a client through its runner), running a property under Hypothesis the same way
 for every clause, comparing results, the time limit on a run, and which clauses a shard runs.
 Importing this package registers every clause, in catalogue order: strategy clauses
-(reassembly, resolve, extract, history, codec, robust), then client clauses.
+(reassembly, resolve, extract, history, codec, robust), then client clauses, then the
+clauses of an engine's tool parser.
 
 May import: `mcs_reference`, `mcs_conformance.base`, `mcs_conformance.wires`,
 `mcs_conformance.targets`, `mcs_conformance.clients`.
@@ -13,21 +14,22 @@ from __future__ import annotations
 
 from mcs_conformance.clauses._catalogue import catalogue_markdown
 from mcs_conformance.clauses._compare import calls_difference, first_difference
+from mcs_conformance.clauses._parser import reassembled as reassembled_parser_stream
 from mcs_conformance.clauses._limits import ClauseTimeout, time_limit, timeout_behind
 from mcs_conformance.clauses._registry import (AnySubject, applicable, Clause, clause,
                                                ClauseFailure, ClauseNotApplicable, CLAUSES,
                                                ClientSubject, KINDS, LEVELS, NOTE_SEVERITIES,
-                                               SEVERITIES, Subject)
+                                               ParserSubject, SEVERITIES, Subject)
 from mcs_conformance.clauses._runner import examples_run, load_kit_modules
 from mcs_conformance.clauses._shards import parse_shard, Shard
 from mcs_conformance.clauses import (_reassembly, _resolve, _extract, _history, _codec,  # noqa: F401
-                                     _robust, _client)  # registers every clause, in this order
+                                     _robust, _client, _parser)  # registers every clause, in order
 
 __all__ = [
     "CLAUSES", "KINDS", "LEVELS", "NOTE_SEVERITIES", "SEVERITIES", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
-    "ClientSubject", "Subject", "applicable", "clause", "catalogue_markdown",
+    "ClientSubject", "ParserSubject", "Subject", "applicable", "clause", "catalogue_markdown",
     "calls_difference", "first_difference",
     "ClauseTimeout", "time_limit", "timeout_behind",
-    "examples_run", "load_kit_modules",
+    "examples_run", "load_kit_modules", "reassembled_parser_stream",
     "Shard", "parse_shard",
 ]

@@ -15,10 +15,11 @@ from mcs_conformance.clients import ClientRunner
 from mcs_conformance.wires import Wire
 
 __all__ = ["CLAUSES", "KINDS", "LEVELS", "NOTE_SEVERITIES", "SEVERITIES", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
-           "ClientSubject", "Subject", "applicable", "clause"]
+           "ClientSubject", "ParserSubject", "Subject", "applicable", "clause"]
 
 LEVELS = ("MUST", "SHOULD")
-KINDS = ("strategy", "client")  # what a clause certifies: an extraction strategy, or a client
+# What a clause certifies: an extraction strategy, a client, or an engine's tool parser.
+KINDS = ("strategy", "client", "parser")
 #: How bad a client failure is (docs/clauses.md, "Severities"). The first three are bugs a
 #: maintainer accepts and fail a certification; the last two are notes unless `--strict`.
 SEVERITIES = ("crash", "silent-loss", "false-success", "strictness", "fidelity")
@@ -69,7 +70,24 @@ class ClientSubject:
         return self.client.name
 
 
-AnySubject = Union[Subject, ClientSubject]
+@dataclass
+class ParserSubject:
+    """An engine's tool parser under certification: `parser` speaks the parser protocol
+    (`mcs_conformance.engines`) for the catalogue format `format`; `codec` is that format's
+    reference codec, which writes the model outputs it is fed."""
+
+    parser: Any
+    target: str
+    format: str
+    codec: Any
+    kind: ClassVar[str] = "parser"
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.parser, "name", self.target))
+
+
+AnySubject = Union[Subject, ClientSubject, ParserSubject]
 
 
 class ClauseFailure(AssertionError):

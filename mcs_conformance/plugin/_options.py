@@ -22,8 +22,9 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from mcs_conformance.base import TargetError, import_object
 from mcs_conformance.clauses import CLAUSES, Shard, parse_shard
 from mcs_conformance.plugin._profiles import DEFAULT, PROFILES
-from mcs_conformance.targets import (ClientTarget, HarnessTarget, StrategyTarget, Target,
-                                     load_client, load_harness, load_strategy, load_wire)
+from mcs_conformance.targets import (ClientTarget, FORMAT_NAMES, HarnessTarget, ParserTarget,
+                                     StrategyTarget, Target, load_client, load_harness,
+                                     load_parser, load_strategy, load_wire)
 from mcs_conformance.wires import (BUILT_IN, NATIVE_WIRES, parse_quirks, parse_server,
                                    SERVER_PROFILES, ServerProfile, Wire, wire_for_strategy)
 
@@ -179,6 +180,7 @@ class McsSettings:
     database_spec: str | None = None  # the option's value as typed, for the rerun command
     strict: bool = False  # strictness and fidelity failures fail too (--mcs-strict)
     server: ServerProfile | None = None  # --mcs-server: its quirks drawn often (in `quirks`)
+    parsers: tuple[ParserTarget, ...] = ()  # engines' tool parsers, each on its format
 
     @property
     def quirks_label(self) -> str:
@@ -187,12 +189,12 @@ class McsSettings:
     @property
     def active(self) -> bool:
         """Certify the targets clause by clause (with a corpus, strategies replay it instead)."""
-        return bool(self.strategies or self.clients) and self.corpus is None
+        return bool(self.strategies or self.clients or self.parsers) and self.corpus is None
 
     @property
     def targets(self) -> tuple[Target, ...]:
-        """Every target, strategies first."""
-        return (*self.strategies, *self.clients)
+        """Every target, strategies first, then clients, then parsers."""
+        return (*self.strategies, *self.clients, *self.parsers)
 
     def rerun_command(self, target: str | None = None, clause: str | None = None) -> str:
         """The command that repeats this run (one target and clause when given)."""
@@ -289,6 +291,29 @@ def check_settings(settings: McsSettings, spell: Spell) -> None:
             f"{spell('clause', settings.clauses[0])}: selects no client clause for "
             f"{settings.clients[0].target}; client clauses are client.* "
             "(`mcs-conformance clauses`)")
+    if settings.parsers and "parser" not in kinds:
+        raise OptionError(
+            f"{spell('clause', settings.clauses[0])}: selects no parser clause for "
+            f"{settings.parsers[0].target}; parser clauses are parser.* "
+            "(`mcs-conformance clauses`)")
+
+
+def parsers(specs: tuple[str, ...], format: str | None, spell: Spell) -> tuple[ParserTarget, ...]:
+    """The parser targets, each made for `format`; a parser without a format, or a format
+    without a parser, is refused."""
+    if format is not None and not specs:
+        raise OptionError(f"{spell('format', format)}: a format is what a parser is certified "
+                          f"on; name the parser with {spell('parser', 'PKG:FACTORY')}")
+    if specs and format is None:
+        raise OptionError(f"{spell('parser', specs[0])}: a parser is certified on one format; "
+                          f"pass {spell('format', 'NAME')} (one of {', '.join(FORMAT_NAMES)})")
+    if format is not None and format not in FORMAT_NAMES:
+        raise OptionError(f"{spell('format', format)}: unknown format; known formats: "
+                          f"{', '.join(FORMAT_NAMES)}")
+    try:
+        return tuple(load_parser(spec, format) for spec in specs)
+    except TargetError as exc:  # its message starts with the parser as typed
+        raise OptionError(str(exc)) from None
 
 
 # -- as pytest options -----------------------------------------------------------------------
@@ -320,6 +345,13 @@ def add_options(parser: pytest.Parser) -> None:
                     type=_typed("harness", load_harness), metavar="COMMAND",
                     help="harness command speaking the harness protocol "
                          "(docs/harness-protocol.md); needs --mcs-wire; repeatable")
+    group.addoption("--mcs-parser", action="append", default=[], dest="mcs_parser",
+                    metavar="PKG:FACTORY",
+                    help="an inference engine's tool parser to certify: factory(format) -> "
+                         "parser (docs/engines.md); needs --mcs-format; repeatable")
+    group.addoption("--mcs-format", dest="mcs_format", default=None, metavar="NAME",
+                    help="the model-output format the parser is certified on "
+                         "(docs/formats.md: hermes, qwen3-coder, mistral, ...)")
     group.addoption("--mcs-wire", dest="mcs_wire", default=None, type=_typed("wire", wire),
                     metavar="NAME|PKG:OBJ",
                     help="wire that generates the strategy's streams (default: from its name)")
@@ -391,6 +423,9 @@ def resolve(config: pytest.Config) -> McsSettings:
         strict=config.getoption("mcs_strict"),
     )
     try:
+        settings = replace(settings, parsers=parsers(tuple(config.getoption("mcs_parser")),
+                                                     config.getoption("mcs_format"),
+                                                     plugin_spelling))
         return with_server(settings, config.getoption("mcs_server"), plugin_spelling)
     except OptionError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -401,7 +436,9 @@ def build_settings(spell: Spell, *, strategies: tuple[str, ...] = (), clients: t
                    profile: str = DEFAULT, seed_value: str = "0", clauses: tuple[str, ...] = (),
                    quirks_value: str = "all", shard_value: str | None = None,
                    database_value: str | None = None, timeout_value: str = "300",
-                   strict: bool = False, server_value: str | None = None) -> McsSettings:
+                   strict: bool = False, server_value: str | None = None,
+                   parser_specs: tuple[str, ...] = (), format_value: str | None = None
+                   ) -> McsSettings:
     """The settings of a run described by option values as typed, through the same converters
     as the pytest options and `check_settings`; `OptionError` (or `TargetError`, whose message
     starts with the target) says what is wrong, with each option written by `spell`."""
@@ -430,6 +467,7 @@ def build_settings(spell: Spell, *, strategies: tuple[str, ...] = (), clients: t
         database=chosen_database.value if chosen_database else None,
         database_spec=database_value,
         strict=strict,
+        parsers=parsers(parser_specs, format_value, spell),
     )
     chosen_server = None if server_value is None else convert("server", server_value, server)
     settings = with_server(settings, chosen_server, spell)

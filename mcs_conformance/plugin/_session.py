@@ -1,7 +1,8 @@
 """Turn resolved settings into the run: one item per (target, clause), in catalogue order.
 
 Strategies run the strategy clauses in-process; clients and harnesses run the client clauses
-over HTTP, against one local provider server shared by the whole session.
+over HTTP, against one local provider server shared by the whole session; engines' tool
+parsers run the parser clauses in-process.
 """
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from mcs_conformance.clauses import AnySubject, Clause, CLAUSES, ClientSubject, Subject
+from mcs_conformance.clauses import (AnySubject, Clause, CLAUSES, ClientSubject, ParserSubject,
+                                     Subject)
 from mcs_conformance.clients import ClientRunner, SessionServer
 from mcs_conformance.plugin._items import ClauseItem
 from mcs_conformance.plugin._options import McsSettings
-from mcs_conformance.targets import StrategyTarget, Target
+from mcs_conformance.targets import ParserTarget, StrategyTarget, Target
 
 __all__ = ["TargetNode", "clause_items", "target_nodes"]
 
@@ -61,6 +63,9 @@ def clause_items(parent: pytest.Collector, settings: McsSettings, loaded: Target
     if isinstance(loaded, StrategyTarget):
         subject: AnySubject = Subject(strategy=loaded.strategy, target=loaded.target,
                                       wire=settings.strategy_wire(loaded), make=loaded.make)
+    elif isinstance(loaded, ParserTarget):
+        subject = ParserSubject(parser=loaded.parser, target=loaded.target,
+                                format=loaded.format, codec=loaded.codec)
     else:
         runner = ClientRunner(loaded, settings.wire.name, quirks=settings.quirks,
                               timeout=settings.timeout, servers=servers)

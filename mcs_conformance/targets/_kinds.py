@@ -1,11 +1,11 @@
-"""The three kinds of target, as loaded: each carries what its clauses need, and nothing else."""
+"""The four kinds of target, as loaded: each carries what its clauses need, and nothing else."""
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Union
 
-__all__ = ["ClientTarget", "HarnessTarget", "StrategyTarget", "Target"]
+__all__ = ["ClientTarget", "HarnessTarget", "ParserTarget", "StrategyTarget", "Target"]
 
 
 @dataclass(frozen=True)
@@ -49,4 +49,21 @@ class HarnessTarget:
         return f"--mcs-harness={shlex.quote(self.target)}"
 
 
-Target = Union[StrategyTarget, ClientTarget, HarnessTarget]
+@dataclass(frozen=True)
+class ParserTarget:
+    """An engine's tool parser for one catalogue format: how the user wrote its factory,
+    the format, the parser the factory made for it (`mcs_conformance.engines`), and the
+    format's reference codec, which writes what the parser is fed."""
+
+    target: str
+    format: str
+    parser: Any
+    codec: Any
+    kind: ClassVar[str] = "parser"
+
+    @property
+    def option(self) -> str:
+        return f"--mcs-parser={self.target} --mcs-format={self.format}"
+
+
+Target = Union[StrategyTarget, ClientTarget, HarnessTarget, ParserTarget]

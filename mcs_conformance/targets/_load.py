@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from mcs_conformance.base import TargetError, import_object
-from mcs_conformance.targets._kinds import ClientTarget, HarnessTarget, StrategyTarget
+from mcs_reference.formats import format_codec, format_names
+from mcs_conformance.targets._kinds import ClientTarget, HarnessTarget, ParserTarget, StrategyTarget
 from mcs_conformance.wires import Wire, get_wire, wire_names
 
-__all__ = ["BUNDLED_STRATEGIES", "STRATEGY_MEMBERS", "load_client", "load_harness",
-           "load_strategy", "load_wire", "missing_members"]
+__all__ = ["BUNDLED_STRATEGIES", "FORMAT_NAMES", "PARSER_MEMBERS", "STRATEGY_MEMBERS", "load_client",
+           "load_harness", "load_parser", "load_strategy", "load_wire", "missing_members"]
 
 # The reference's extraction strategies as targets: what the kit certifies in its own CI,
 # the benchmarks time, and docs/reports/ publishes.
@@ -76,6 +77,33 @@ def load_harness(command: str) -> HarnessTarget:
     if not command.strip():
         raise TargetError("--harness: expected a command line, e.g. \"node harness.js\"")
     return HarnessTarget(command)
+
+
+PARSER_MEMBERS = ("parse", "stream")
+FORMAT_NAMES = tuple(format_names())  # the catalogue's formats (docs/formats.md)
+
+
+def load_parser(spec: str, format: str) -> ParserTarget:
+    """An engine's tool parser: the factory `pkg:factory` called with a catalogue format's
+    name (docs/engines.md)."""
+    factory = import_object(spec)
+    if not callable(factory):
+        raise TargetError(f"{spec}: {type(factory).__name__} object is not callable; a parser "
+                          "target is a factory parser(format) -> Parser")
+    offered = getattr(factory, "formats", None)
+    if offered is not None and format not in offered:
+        raise TargetError(f"{spec}: no parser for the format {format}; it has "
+                          f"{', '.join(offered) or 'none'}")
+    try:
+        made = factory(format)
+    except Exception as exc:
+        raise TargetError(f"{spec}: calling it with {format!r} raised "
+                          f"{type(exc).__name__}: {exc}") from None
+    missing = [m for m in PARSER_MEMBERS if not callable(getattr(made, m, None))]
+    if missing:
+        raise TargetError(f"{spec}: what it made for {format} is no parser (missing "
+                          f"{', '.join(missing)})")
+    return ParserTarget(spec, format, made, format_codec(format))
 
 
 def load_wire(spec: str) -> Wire:

@@ -5,7 +5,8 @@ profiles that draw one server's quirks often), the request each drawn case needs
 features a client declares, the check of its HTTP request), the provider errors they can
 end in, how a wire's chunks are framed as an HTTP body, and the hand-made shapes (text
 rewritten into a message, calls written as text, prose that writes none,
-malformed calls) that the clauses and the client cases build on. Wires are generators, never
+malformed calls) that the clauses and the client cases build on, and the model outputs
+of the format catalogue, cut into token deltas, that engine tool parsers are fed. Wires are generators, never
 "strategies": extraction strategies are the format experts under test.
 
 May import: `mcs_reference`, `mcs_conformance.base`.
@@ -30,6 +31,9 @@ from mcs_conformance.wires._requests import (case_request, drawable_quirks, FEAT
                                              features_of, PROGRAMMATIC_BETA, QUIRK_FEATURES,
                                              request_mismatch, Requestable, shape_options,
                                              tool_definition)
+from mcs_conformance.wires._tokens import token_deltas, tokenize
+from mcs_conformance.wires.formats import (FormatCase, format_cases, malformed_cases,
+                                           prose_cases, tools_for)
 from mcs_conformance.wires._registry import (BUILT_IN, case_of, chunkings, get_wire, NATIVE_WIRES,
                                              reference_strategy, wire_for_strategy, wire_names)
 
@@ -50,6 +54,9 @@ __all__ = [
     "drawable_quirks", "features_of", "request_mismatch", "shape_options", "tool_definition",
     # a wire's chunks as an HTTP body
     "BODY_QUIRKS_OF", "content_type", "frame_body", "json_text",
+    # model outputs in a catalogue format, cut into token deltas (engine tool parsers)
+    "FormatCase", "format_cases", "malformed_cases", "prose_cases", "token_deltas", "tokenize",
+    "tools_for",
     # hand-made shapes
     "BAD_TEXTS", "BRACES", "REWRITABLE", "TAGS", "WORDS", "bad_call", "cut_by_max_tokens",
     "malformed_message", "plain_prose", "quiet_prose", "simple_arguments", "simple_calls",

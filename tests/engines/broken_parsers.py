@@ -1,0 +1,66 @@
+"""Deliberately broken tool parsers: each must fail its parser clause (the clauses can fail)."""
+from __future__ import annotations
+
+from mcs_conformance.engines.reference import ReferenceParser
+
+
+class _Broken(ReferenceParser):
+    formats = ("hermes", "json")
+
+
+class DropsLastFragment(_Broken):
+    """Streams every call but leaves the last character of its arguments unsent."""
+
+    def stream(self, deltas, tools):
+        out = super().stream(deltas, tools)
+        for delta in out:
+            for entry in delta.get("tool_calls", ()):
+                entry["function"]["arguments"] = entry["function"]["arguments"][:-1]
+        return out
+
+
+class SwallowsContent(_Broken):
+    """Loses the prose of every delta that also holds a special token (or any prose at all
+    when the format has none)."""
+
+    def parse(self, text, tools):
+        message = super().parse(text, tools)
+        message["content"] = None
+        return message
+
+
+class JsonInProseIsACall(_Broken):
+    """Takes any JSON object in the text for a call."""
+
+    def parse(self, text, tools):
+        message = super().parse(text, tools)
+        if "{" in text and "tool_calls" not in message:
+            message["tool_calls"] = [{"id": "call_0", "type": "function",
+                                      "function": {"name": "phantom", "arguments": "{}"}}]
+        return message
+
+
+class DropsMalformed(_Broken):
+    """Discards a call whose arguments are not JSON, and its text."""
+
+    def parse(self, text, tools):
+        return {"role": "assistant", "content": None}
+
+
+class RaisesWhileStreaming(_Broken):
+    def stream(self, deltas, tools):
+        raise IndexError("list index out of range")
+
+
+def _factory(cls):
+    def make(format):
+        return cls(format)
+    make.formats = cls.formats
+    return make
+
+
+drops_last_fragment = _factory(DropsLastFragment)
+swallows_content = _factory(SwallowsContent)
+json_in_prose_is_a_call = _factory(JsonInProseIsACall)
+drops_malformed = _factory(DropsMalformed)
+raises_while_streaming = _factory(RaisesWhileStreaming)

@@ -1,0 +1,48 @@
+"""The parser clauses pass the reference parser and catch each deliberately broken one."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mcs_conformance.certify import Request, run
+from mcs_conformance.clauses import CLAUSES
+
+BROKEN = "tests.engines.broken_parsers"
+
+
+def _certify(target: str, format: str, clauses: tuple[str, ...] = ()):
+    return run(Request(target=target, kind="parser", format=format, profile="dev", seed=3,
+                       clauses=clauses))
+
+
+@pytest.mark.parametrize("format", ["hermes", "json"])
+def test_the_reference_parser_passes_every_parser_clause(format):
+    report = _certify("mcs_conformance.engines.reference:parser", format)
+    assert [r.clause for r in report.results] == [c for c in CLAUSES if c.startswith("parser.")]
+    assert report.certified, [(r.clause, r.reason) for r in report.results if r.bad]
+
+
+@pytest.mark.parametrize("broken, clause, severity", [
+    ("drops_last_fragment", "parser.stream-equals-whole", "silent-loss"),
+    ("drops_last_fragment", "parser.truth", "silent-loss"),
+    ("swallows_content", "parser.content", "silent-loss"),
+    ("json_in_prose_is_a_call", "parser.no-phantom", "false-success"),
+    ("drops_malformed", "parser.malformed", "silent-loss"),
+    ("raises_while_streaming", "parser.truth", "crash"),
+])
+def test_a_broken_parser_fails_its_clause(broken, clause, severity):
+    report = _certify(f"{BROKEN}:{broken}", "hermes", (clause,))
+    [result] = report.results
+    assert result.verdict == "failed", result
+    assert result.severity == severity
+    case = result.counterexample  # saved as JSON: the text, its split, the tools
+    assert {"text", "deltas", "tools"} <= set(json.loads(json.dumps(case)))
+
+
+def test_a_parser_without_its_format_is_a_usage_error(capsys):
+    from mcs_conformance.cli import main
+    assert main(["certify", "--parser", f"{BROKEN}:drops_malformed"]) == 2
+    assert "pass --format NAME" in capsys.readouterr().err
+    assert main(["certify", "--parser", f"{BROKEN}:drops_malformed", "--format", "kimi-k2"]) == 2
+    assert "no parser for the format kimi-k2" in capsys.readouterr().err
