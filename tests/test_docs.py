@@ -14,7 +14,7 @@ tests/test_packaging.py builds the wheel and installs it into a fresh virtual en
 Long runs are narrowed: a `pytest --mcs-strategy=...` or `mcs-conformance certify ...` command
 that names no clause gets the clauses of MCS_DOCS_CLAUSES (comma-separated; default
 `reassembly.round-trip`; a client's or harness's: MCS_DOCS_CLIENT_CLAUSES, default
-`client.calls`) and the dev profile appended, and one that sets no seed gets seed 0,
+`client.calls`; a parser's: `parser.truth`) and the dev profile appended, and one that sets no seed gets seed 0,
 so the page tests are deterministic. MCS_DOCS_FULL=1 runs every command exactly as written (a
 full certification takes minutes per strategy).
 """
@@ -133,13 +133,14 @@ def narrowed(segment: str) -> str:
     program = words[2] if python_m else words[0] if words else ""
     client = _names_clause(words, "--client") or _names_clause(words, "--harness") \
         or _names_clause(words, "--mcs-client") or _names_clause(words, "--mcs-harness")
-    narrow = NARROW_CLIENT if client else NARROW
+    parser = _names_clause(words, "--parser") or _names_clause(words, "--mcs-parser")
+    narrow = NARROW_CLIENT if client else ["parser.truth"] if parser else NARROW
     if program in ("mcs-conformance", "mcs_conformance.cli") and "certify" in words:
         if not _names_clause(words, "--clause"):
             segment += "".join(f" --clause {c}" for c in narrow) + " --profile dev"
         if not _names_clause(words, "--seed"):
             segment += " --seed 0"
-    elif program == "pytest" and (_names_clause(words, "--mcs-strategy") or client):
+    elif program == "pytest" and (_names_clause(words, "--mcs-strategy") or client or parser):
         if not _names_clause(words, "--mcs-clause"):
             segment += "".join(f" --mcs-clause={c}" for c in narrow) + " --mcs-profile=dev"
         if not _names_clause(words, "--mcs-seed"):
