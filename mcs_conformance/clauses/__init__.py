@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from mcs_conformance.clauses._catalogue import catalogue_markdown
 from mcs_conformance.clauses._compare import calls_difference, first_difference
-from mcs_conformance.clauses._parser import reassembled as reassembled_parser_stream
 from mcs_conformance.clauses._limits import ClauseTimeout, time_limit, timeout_behind
 from mcs_conformance.clauses._registry import (AnySubject, applicable, Clause, clause,
                                                ClauseFailure, ClauseNotApplicable, CLAUSES,
@@ -24,6 +23,7 @@ from mcs_conformance.clauses._runner import examples_run, load_kit_modules
 from mcs_conformance.clauses._shards import parse_shard, Shard
 from mcs_conformance.clauses import (_reassembly, _resolve, _extract, _history, _codec,  # noqa: F401
                                      _robust, _client, _parser)  # registers every clause, in order
+from mcs_conformance.clauses._parser import reassembled as reassembled_parser_stream
 
 __all__ = [
     "CLAUSES", "KINDS", "LEVELS", "NOTE_SEVERITIES", "SEVERITIES", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
