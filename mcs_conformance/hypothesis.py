@@ -17,6 +17,15 @@ provider error. An option may itself be a Hypothesis generator,
 drawn anew for each example (`max_calls=st.integers(1, 5)`). A bad wire name or option
 raises `hypothesis.errors.InvalidArgument` when the generator is drawn from, as Hypothesis's
 own generators do.
+
+`model_outputs(format)` draws what an inference engine's tool parser reads: a model's raw
+output in a format of the catalogue (docs/formats.md), with its truth and its token deltas:
+
+    from mcs_conformance.hypothesis import model_outputs
+
+    @given(model_outputs("hermes", min_calls=1))
+    def test_my_tool_parser(output):
+        assert my_parser(output.text) == [(c.name, c.arguments) for c in output.calls]
 """
 from __future__ import annotations
 
@@ -25,9 +34,10 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from mcs_conformance.wires import Case, Wire, get_wire
+from mcs_reference import format_codec
+from mcs_conformance.wires import Case, format_cases, FormatCase, Wire, get_wire
 
-__all__ = ["cases", "native_messages", "streams"]
+__all__ = ["cases", "model_outputs", "native_messages", "streams"]
 
 
 def _resolve(wire: Any, options: dict) -> tuple[Wire, dict]:
@@ -71,3 +81,15 @@ def streams(wire: str | Wire, /, **options: Any) -> st.SearchStrategy[tuple[Any,
 def native_messages(wire: str | Wire, /, **options: Any) -> st.SearchStrategy[Any]:
     """Native messages of `wire`, as its provider returns them for `stream=false`."""
     return _from_wire(wire, options, lambda w: w.messages)
+
+
+def model_outputs(format: str, /, *, min_calls: int = 0,
+                  max_calls: int = 3) -> st.SearchStrategy[FormatCase]:
+    """Raw model outputs in the catalogue format `format` (`hermes`, `qwen3-coder`, ...), each
+    a `FormatCase`: the text, its calls and content (the truth), the tools the request
+    declared, and the text as token deltas, special tokens whole."""
+    try:
+        codec = format_codec(format)
+    except LookupError as exc:
+        raise InvalidArgument(str(exc).strip("'\"")) from None
+    return format_cases(codec, min_calls=min_calls, max_calls=max_calls)

@@ -34,7 +34,7 @@ def draw_once(generator) -> None:
 
 
 def test_public_surface():
-    assert api.__all__ == ["cases", "native_messages", "streams"]
+    assert api.__all__ == ["cases", "model_outputs", "native_messages", "streams"]
     for function in (cases, native_messages, streams):
         parameters = list(inspect.signature(function).parameters.values())
         assert parameters[0].kind is inspect.Parameter.POSITIONAL_ONLY
@@ -154,3 +154,15 @@ def test_streams_shrink_to_a_small_example(wire):
     assert len(case.calls) == 1 and case.calls[0].arguments == {}
     prose = case.text.replace(JsonCodec().encode(case.calls), "") if wire == "text" else case.text
     assert len(case.chunks) <= 4 and prose == ""
+
+
+def test_model_outputs_draws_a_format_of_the_catalogue_with_its_truth():
+    @settings(max_examples=10, deadline=None)
+    @given(api.model_outputs("mistral-v11", min_calls=1, max_calls=2))
+    def check(output):
+        assert output.format == "mistral-v11" and 1 <= len(output.calls) <= 2
+        assert "".join(t for delta in output.deltas for t in delta) == output.text
+
+    check()
+    with pytest.raises(InvalidArgument, match="nope: unknown format; known formats: json, "):
+        api.model_outputs("nope")

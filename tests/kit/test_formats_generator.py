@@ -1,0 +1,67 @@
+"""The model outputs drawn per format: their truth is what the reference reads, their deltas
+never cut a special token, their prose stands only where the format lets it."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from mcs_reference import ExtractedCall, format_codec, format_names
+from mcs_conformance.wires import (format_cases, malformed_cases, prose_cases, token_deltas,
+                                   tokenize, tools_for)
+
+FORMATS = format_names()
+
+
+@given(st.text(), st.lists(st.sampled_from(["<tool_call>", "[TOOL_CALLS]", "<|call|>"])))
+def test_tokens_join_back_and_keep_special_tokens_whole(text, specials):
+    tokens = tokenize(text, specials)
+    assert "".join(tokens) == text
+    for special in specials:  # no token holds a special token but that token itself
+        assert all(special not in token for token in tokens if token not in specials)
+
+
+@given(st.lists(st.text(max_size=3), max_size=40).flatmap(
+    lambda tokens: st.tuples(st.just(tokens), token_deltas(tokens))))
+def test_deltas_are_the_tokens_in_order_grouped(drawn):
+    tokens, deltas = drawn
+    assert all(deltas) and [t for delta in deltas for t in delta] == tokens
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_a_drawn_output_is_read_back_as_its_truth(name, data):
+    codec = format_codec(name)
+    case = data.draw(format_cases(codec))
+    assert "".join(t for delta in case.deltas for t in delta) == case.text
+    assert [(c.name, c.arguments) for c in codec.decode(case.text)] == \
+        [(c.name, c.arguments) for c in case.calls]
+    assert "".join(codec.content(case.text).split()) == "".join(case.content.split())
+    assert [tool["function"]["name"] for tool in case.tools] == [c.name for c in case.calls]
+    for special in codec.special_tokens:
+        assert not any(special in token and token != special for delta in case.deltas
+                       for token in delta)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_prose_holds_no_call_and_a_malformed_call_reads_as_an_error(name, data):
+    codec = format_codec(name)
+    assert codec.decode(data.draw(prose_cases(codec)).text) == []
+    if getattr(codec, "malformed_arguments", True):
+        [found] = codec.decode(data.draw(malformed_cases(codec)).text)
+        assert found.error is not None
+
+
+def test_prose_stands_only_where_the_format_lets_it():
+    assert format_codec("hermes").prose_after is False
+    assert format_codec("pythonic").prose_before is False
+    assert format_codec("json").prose_between is True
+
+
+def test_tools_are_typed_after_the_drawn_arguments():
+    [tool] = tools_for([ExtractedCall("f", {"n": 1, "s": "x", "b": True, "o": {}, "l": []})])
+    assert tool["function"]["parameters"]["properties"] == {
+        "n": {"type": "integer"}, "s": {"type": "string"}, "b": {"type": "boolean"},
+        "o": {"type": "object"}, "l": {"type": "array"}}
