@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, Iterable, NamedTuple
 
-from ._format_helpers import FormatCodec, decode_at, is_plain, result_value
+from ._format_base import FormatCodec, decode_at, is_plain, result_value
 from .calls import ExtractedCall, ToolCallRecord
 
 __all__ = ["HarmonyCodec"]

@@ -15,11 +15,10 @@ import re
 import unicodedata
 from typing import Any, Iterable
 
-from ._format_helpers import (FormatCodec, arguments_value, decode_at, dumps, from_value,
-                              is_plain, name_of, records_as_json_lines, result_text,
-                              result_value, visible_name, without_spans)
+from ._format_base import (OBJECT_HEAD, Found, FormatCodec, arguments_value, decode_at, dumps,
+                           from_value, is_plain, last_name, name_of, records_as_json_lines,
+                           result_json_text, result_value, visible_name, without_spans)
 from .calls import ExtractedCall, ToolCallRecord
-from .text_codecs import _OBJECT_HEAD
 
 __all__ = ["Llama3JsonCodec", "MistralCodec", "MistralV11Codec", "PythonicCodec"]
 
@@ -48,6 +47,7 @@ class MistralCodec(FormatCodec):
     # The chat template and mistral-common end the turn after the array: no prose after it.
     prose_between = False
     prose_after = False
+    _keeps_blank_between = True
     source = ("mistral-common InstructTokenizerV3 (tokens/tokenizers/instruct.py, tools.py); "
               "Mistral-7B-Instruct-v0.3 chat template")
 
@@ -55,8 +55,8 @@ class MistralCodec(FormatCodec):
         """Any name, any JSON-object arguments, any non-empty string id."""
         return is_plain(call) and (call.id is None or (isinstance(call.id, str) and call.id != ""))
 
-    def _scan(self, text: str) -> list[tuple[int, int, ExtractedCall, bool]]:
-        found: list[tuple[int, int, ExtractedCall, bool]] = []
+    def _scan(self, text: str) -> list[Found]:
+        found: list[Found] = []
         n = len(text)
         mark = text.find(_TOOL_CALLS)
         while mark != -1:
@@ -72,15 +72,15 @@ class MistralCodec(FormatCodec):
                 end = n if following == -1 else following
                 raw = text[i:end]
                 name = visible_name(raw)
-                found.append((mark, end, ExtractedCall(name, {}, None, f"tool calls are {why}", raw),
-                              bool(name)))
+                call = ExtractedCall(name, {}, None, f"tool calls are {why}", raw)
+                found.append(Found(mark, end, call, bool(name)))
             else:
                 items = value if isinstance(value, list) else [value]
                 for item in items:
-                    found.append((mark, end, _mistral_call(item), True))
+                    found.append(Found(mark, end, _mistral_call(item), True))
                 if not items:
-                    found.append((mark, end, ExtractedCall("", {}, None, "empty tool call list",
-                                                           text[i:end]), False))
+                    call = ExtractedCall("", {}, None, "empty tool call list", text[i:end])
+                    found.append(Found(mark, end, call, False))
             mark = text.find(_TOOL_CALLS, end)
         return found
 
@@ -148,6 +148,7 @@ class MistralV11Codec(FormatCodec):
     # back to back, content only before them): no prose between or after.
     prose_between = False
     prose_after = False
+    _keeps_blank_between = True
     source = ("mistral-common InstructTokenizerV11 / V13 (tokens/tokenizers/instruct.py, "
               "tools.py: [TOOL_CALLS]name[CALL_ID]id[ARGS]{...})")
 
@@ -156,8 +157,8 @@ class MistralV11Codec(FormatCodec):
         return (is_plain(call) and _V11_NAME.fullmatch(call.name) is not None
                 and (call.id is None or _V11_NAME.fullmatch(call.id) is not None))
 
-    def _scan(self, text: str) -> list[tuple[int, int, ExtractedCall, bool]]:
-        found: list[tuple[int, int, ExtractedCall, bool]] = []
+    def _scan(self, text: str) -> list[Found]:
+        found: list[Found] = []
         n = len(text)
         mark = text.find(_TOOL_CALLS)
         while mark != -1:
@@ -171,8 +172,8 @@ class MistralV11Codec(FormatCodec):
                 while i < n and text[i] in _WS and i - head.end() < 64:
                     i += 1
             if i >= n:  # cut at the end: the call is being written
-                found.append((mark, n, ExtractedCall(name, {}, call_id, "tool call is unterminated",
-                                                     ""), bool(args or call_id)))
+                call = ExtractedCall(name, {}, call_id, "tool call is unterminated", "")
+                found.append(Found(mark, n, call, bool(args or call_id)))
                 break
             if text[i] != "{" and not args:  # prose after a mention of the marker
                 mark = text.find(_TOOL_CALLS, mark + len(_TOOL_CALLS))
@@ -185,7 +186,7 @@ class MistralV11Codec(FormatCodec):
                 call = ExtractedCall(name, {}, call_id, f"tool call arguments are {why}", raw)
             else:
                 call = from_value(name, value, call_id, text[i:end])
-            found.append((mark, end, call, True))
+            found.append(Found(mark, end, call, True))
             mark = text.find(_TOOL_CALLS, end)
         return found
 
@@ -206,7 +207,7 @@ class MistralV11Codec(FormatCodec):
         blocks = []
         for record in records:
             head = "" if record.tool_call_id is None else f"{record.tool_call_id}[TOOL_CONTENT]"
-            blocks.append(f"[TOOL_RESULTS]{head}{result_text(record)}[/TOOL_RESULTS]")
+            blocks.append(f"[TOOL_RESULTS]{head}{result_json_text(record)}[/TOOL_RESULTS]")
         return "".join(blocks)
 
 
@@ -253,12 +254,12 @@ class Llama3JsonCodec(FormatCodec):
         """Any name and JSON-object arguments; no id (the format has none)."""
         return is_plain(call) and call.id is None
 
-    def _scan(self, text: str) -> list[tuple[int, int, ExtractedCall, bool]]:
-        found: list[tuple[int, int, ExtractedCall, bool]] = []
+    def _scan(self, text: str) -> list[Found]:
+        found: list[Found] = []
         find = text.find
         pos = find("{")
         while pos != -1:
-            if not _OBJECT_HEAD.match(text, pos):
+            if not OBJECT_HEAD.match(text, pos):
                 pos = find("{", pos + 1)
                 continue
             start = _tag_start(text, pos)
@@ -268,14 +269,14 @@ class Llama3JsonCodec(FormatCodec):
                 span = text[pos:end]
                 if _LLAMA_HEAD.match(text, pos) and _ARGUMENTS_KEY.search(span) or tagged:
                     call = ExtractedCall(visible_name(span), {}, None, f"tool call is {why}", span)
-                    found.append((start, end, call, bool(call.name)))
+                    found.append(Found(start, end, call, bool(call.name)))
                     pos = find("{", end)
                 else:
                     pos = find("{", pos + 1)
                 continue
             call = _llama_call(value, text[pos:end], tagged)
             if call is not None:
-                found.append((start, end, call, True))
+                found.append(Found(start, end, call, True))
             pos = find("{", end)
         return found
 
@@ -297,8 +298,7 @@ class Llama3JsonCodec(FormatCodec):
         head = _LLAMA_NAME_HEAD.search(text, tail)
         if head is not None and name_of(head.group(1)):
             return name_of(head.group(1))
-        names = [call.name for _, _, call, complete in scanned if complete and call.name]
-        return names[-1] if names else None
+        return last_name(scanned)
 
     def encode(self, calls: Iterable[ExtractedCall]) -> str:
         """The call objects joined by `; ` (after `<|python_tag|>` when so built)."""
@@ -360,6 +360,7 @@ class PythonicCodec(FormatCodec):
     # response": nothing between or after the call list.
     prose_between = False
     prose_after = False
+    _keeps_blank_between = True
     source = ("llama.com Llama 3.2 model card (tool calling, 1B/3B) and llama-models "
               "models/llama4/prompt_format.md (zero shot function calling)")
 
@@ -377,8 +378,8 @@ class PythonicCodec(FormatCodec):
                 and all(_identifier(part) for part in call.name.split("."))
                 and all(_identifier(key) for key in call.arguments))
 
-    def _scan(self, text: str) -> list[tuple[int, int, ExtractedCall, bool]]:
-        found: list[tuple[int, int, ExtractedCall, bool]] = []
+    def _scan(self, text: str) -> list[Found]:
+        found: list[Found] = []
         n = len(text)
         head = _LIST_HEAD.search(text)
         while head is not None:
@@ -387,14 +388,14 @@ class PythonicCodec(FormatCodec):
             if end < 0:  # cut at the end: the list is being written, name its last call
                 named = _NAME_BEFORE.search(text, max(start, last - 300), last)
                 name = re.sub(r"\s", "", (named or head).group(1))
-                found.append((_wrapped_start(text, start), n, ExtractedCall(
+                found.append(Found(_wrapped_start(text, start), n, ExtractedCall(
                     name, {}, None, "tool call is unterminated", text[head.end():]), True))
                 break
             calls = _python_calls(text[start:end], head)
             if calls:
                 end = _wrapped_end(text, start, end)
                 start = _wrapped_start(text, start)
-                found.extend((start, end, call, True) for call in calls)
+                found.extend(Found(start, end, call, True) for call in calls)
             head = _LIST_HEAD.search(text, end)
         return found
 

@@ -3,7 +3,7 @@
 Both write one tagged block per call and one tag pair per argument, a string argument raw
 and any other value as JSON text. Without the tool's schema the string "1" and the number 1
 would look alike, so these codecs write a string raw only when it reads back as itself (see
-`_format_values.encode_value`) and read a value as JSON when it is JSON, else as a string.
+`_format_base.encode_value`) and read a value as JSON when it is JSON, else as a string.
 `can_carry` tells the kit which calls the template itself writes that way (no quoted
 string, no quoted argument name): only for those does an engine reading with the tool's
 schema read what `decode` reads.
@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ._format_values import (MAX_NAME, Found, FormatCodec, decode_key, decode_value,
-                             encode_key, encode_value, result_text, skip_ws,
-                             strip_one_newline, writes_raw)
+from ._format_base import (MAX_NAME, Found, FormatCodec, decode_key, decode_value, encode_key,
+                           encode_value, result_text, skip_ws, strip_one_newline, writes_raw)
 from .calls import ExtractedCall, ToolCallRecord
 
 __all__ = ["Glm45Codec", "Qwen3CoderCodec"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from ._format_values import Found, FormatCodec, dumps, escape_markers, is_word, result_text
+from ._format_base import Found, FormatCodec, dumps, escape_markers, is_word, result_text
 from .calls import ExtractedCall, ToolCallRecord, call_from_json_text
 
 __all__ = ["DeepSeekV31Codec", "DeepSeekV3Codec", "KimiK2Codec"]

@@ -13,13 +13,14 @@ import json
 import re
 from typing import Any, Iterable
 
+from ._format_base import (JSON_STRING, OBJECT_HEAD, Unreadable, arguments_value, object_end,
+                           raw_decode, result_object, without_spans)
 from .calls import ExtractedCall, ToolCallRecord, call_from_json_text
 from .name_tracker import MORE as _MORE
 from .name_tracker import NameTracker
 
 __all__ = ["HermesCodec", "JsonCodec", "NameTracker"]
 
-_DECODER = json.JSONDecoder()
 _WS = " \t\r\n"
 # Bounds of what the name tracker reads after an opening; past them it is no call opening.
 _MAX_WS = 128
@@ -27,48 +28,8 @@ _MAX_KEY = 16
 _MAX_NAME = 256
 _NO = object()  # definitely not a call opening
 
-# One JSON string token, unrolled so that huge strings cost no backtracking.
-_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_TOKENS = re.compile(_STRING + r"|[{}]", re.S)
-
-
-# A JSON object can only start where `{"key":` stands.
-_OBJECT_HEAD = re.compile(r'\{\s*"(?:[^"\\\n]|\\.){0,200}"\s*:')
-_WINDOW = 1 << 12  # decode first within this many characters (see `_raw_decode`)
-_MARGIN = 16  # a literal or escape cut by the window fails this close to its end
-
 
 # -- shared helpers ------------------------------------------------------------------------
-class _Unreadable(Exception):
-    """Raised by `_raw_decode` for a syntax error at `pos`, with the decoder's `msg`."""
-
-    def __init__(self, msg: str, pos: int):
-        super().__init__(msg)
-        self.msg, self.pos = msg, pos
-
-
-def _raw_decode(text: str, pos: int) -> tuple[Any, int]:
-    """`raw_decode` at `pos`, where a syntax error costs O(window), not O(pos).
-
-    The decoder's error counts the lines before the error from the start of the text, which
-    makes scanning many broken objects quadratic; a window around `pos` keeps it local. An
-    error near the window's end, or in a string cut by it, is retried on the whole text.
-    Raises `_Unreadable` for a syntax error, RecursionError / ValueError for hostile input.
-    """
-    stop = pos + _WINDOW
-    whole = stop >= len(text)
-    try:
-        value, end = _DECODER.raw_decode(text[pos:stop])
-        return value, pos + end
-    except json.JSONDecodeError as exc:
-        if whole or (exc.pos < _WINDOW - _MARGIN and not exc.msg.startswith("Unterminated")):
-            raise _Unreadable(exc.msg, pos + exc.pos) from None
-    try:
-        return _DECODER.raw_decode(text, pos)
-    except json.JSONDecodeError as exc:
-        raise _Unreadable(exc.msg, exc.pos) from None
-
-
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -90,29 +51,6 @@ def _call_from_value(name: str, value: Any, id: str | None) -> ExtractedCall:
 def _id_of(value: dict) -> str | None:
     found = value.get("id")
     return found if isinstance(found, str) and found else None
-
-
-def _result_value(record: ToolCallRecord) -> Any:
-    """The result as a JSON value (anything else becomes its `str`)."""
-    try:
-        return json.loads(json.dumps(record.result, ensure_ascii=False, default=str))
-    except (TypeError, ValueError, RecursionError):
-        return str(record.result)
-
-
-def _object_end(text: str, start: int) -> int:
-    """Index after the object opening at `start`, counting braces outside strings; the end
-    of the text if it never closes. Iterative: safe on nesting too deep to decode."""
-    depth = 0
-    for token in _TOKENS.finditer(text, start):
-        kind = token.group()
-        if kind == "{":
-            depth += 1
-        elif kind == "}":
-            depth -= 1
-            if depth == 0:
-                return token.end()
-    return len(text)
 
 
 def _skip_ws(text: str, i: int, n: int) -> int:
@@ -182,16 +120,6 @@ def _first_key_value(text: str, brace: int, n: int, key: str, quotes: str) -> An
     return None if end is _NO else _unquote(text[i:end])
 
 
-def _without_spans(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` with the (ordered, disjoint) spans cut out."""
-    kept, start = [], 0
-    for begin, end in spans:
-        kept.append(text[start:begin])
-        start = end
-    kept.append(text[start:])
-    return "".join(kept)
-
-
 def _fenced(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of a call object, widened to the json code fence alone around it."""
     before = text.rfind("```json", 0, start)
@@ -240,7 +168,7 @@ class _Codec:
 
 # -- JSON ----------------------------------------------------------------------------------
 _JSON_CALL_HEAD = re.compile(r'\{\s*"tool"\s*:\s*"')
-_JSON_TOOL_KEY = re.compile(r'"tool"\s*:\s*(' + _STRING + ")")
+_JSON_TOOL_KEY = re.compile(r'"tool"\s*:\s*(' + JSON_STRING + ")")
 _JSON_ARGS_KEY = re.compile(r'"arguments"\s*:')
 
 
@@ -269,7 +197,7 @@ class JsonCodec(_Codec):
 
     def content(self, text: str) -> str:
         """The prose: `text` without its call objects (a fence around one call goes too)."""
-        return _without_spans(text, [_fenced(text, start, end)
+        return without_spans(text, [_fenced(text, start, end)
                                      for start, end, _ in self._spans(text)])
 
     def _spans(self, text: str) -> list[tuple[int, int, ExtractedCall]]:
@@ -280,12 +208,12 @@ class JsonCodec(_Codec):
         find = text.find
         pos = find("{")
         while pos != -1:
-            if not _OBJECT_HEAD.match(text, pos):  # no `{"key":` here: no object, no call
+            if not OBJECT_HEAD.match(text, pos):  # no `{"key":` here: no object, no call
                 pos = find("{", pos + 1)
                 continue
             try:
-                value, end = _raw_decode(text, pos)
-            except _Unreadable as exc:
+                value, end = raw_decode(text, pos)
+            except Unreadable as exc:
                 stop = max(exc.pos, pos + 1)
                 broken = self._broken(text, pos, stop, f"not valid JSON: {exc.msg}")
                 if broken is None:
@@ -295,7 +223,7 @@ class JsonCodec(_Codec):
                     pos = find("{", stop)
                 continue
             except (RecursionError, ValueError) as exc:  # nested too deeply, number too long
-                end = _object_end(text, pos)
+                end = object_end(text, pos)
                 reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
                 broken = self._broken(text, pos, end, f"not readable: {reason}")
                 if broken is not None:
@@ -331,28 +259,15 @@ class JsonCodec(_Codec):
 
     @staticmethod
     def _object(call: ExtractedCall) -> dict:
-        value: dict[str, Any] = {"tool": call.name}
-        if call.error is not None and call.raw_arguments is not None:
-            value["arguments"] = call.raw_arguments
-        else:
-            value["arguments"] = call.arguments
+        value: dict[str, Any] = {"tool": call.name, "arguments": arguments_value(call)}
         if call.id is not None:
             value["id"] = call.id
         return value
 
     def encode_results(self, records: Iterable[ToolCallRecord]) -> str:
         """One JSON object per result: `tool`, `id` when set, and `result` or `error`."""
-        lines = []
-        for record in records:
-            value: dict[str, Any] = {"tool": record.name}
-            if record.tool_call_id is not None:
-                value["id"] = record.tool_call_id
-            if record.error is not None:
-                value["error"] = record.error
-            else:
-                value["result"] = _result_value(record)
-            lines.append(_dumps(value))
-        return "\n".join(lines)
+        return "\n".join(_dumps(result_object(record, "tool", "result", "id"))
+                         for record in records)
 
     def _opening(self, buf: str) -> tuple[Any, int, int, str | None]:
         n = len(buf)
@@ -417,7 +332,7 @@ class HermesCodec(_Codec):
 
     def content(self, text: str) -> str:
         """The prose: `text` without its `<tool_call>` blocks."""
-        return _without_spans(text, [(start, _after_close(text, end))
+        return without_spans(text, [(start, _after_close(text, end))
                                      for start, end, _ in self._spans(text)])
 
     def _spans(self, text: str) -> list[tuple[int, int, ExtractedCall]]:
@@ -433,8 +348,8 @@ class HermesCodec(_Codec):
                 pos = text.find(_OPEN, body)
                 continue
             try:
-                value, end = _raw_decode(text, body)
-            except (_Unreadable, ValueError, RecursionError):
+                value, end = raw_decode(text, body)
+            except (Unreadable, ValueError, RecursionError):
                 end = _body_end(text, body)
                 calls.append((pos, end, _python_call(text[body:end].strip())))
             else:
@@ -446,11 +361,7 @@ class HermesCodec(_Codec):
         """The canonical form: one `<tool_call>` block per call, JSON inside."""
         blocks = []
         for call in calls:
-            value: dict[str, Any] = {"name": call.name}
-            if call.error is not None and call.raw_arguments is not None:
-                value["arguments"] = call.raw_arguments
-            else:
-                value["arguments"] = call.arguments
+            value: dict[str, Any] = {"name": call.name, "arguments": arguments_value(call)}
             if call.id is not None:
                 value["id"] = call.id
             blocks.append(f"{_OPEN}\n{_dumps(value)}\n{_CLOSE}")
@@ -459,17 +370,8 @@ class HermesCodec(_Codec):
     def encode_results(self, records: Iterable[ToolCallRecord]) -> str:
         """One `<tool_response>` block per result: `name`, `id` when set, `content` or
         `error` (the Hermes function-calling convention)."""
-        blocks = []
-        for record in records:
-            value: dict[str, Any] = {"name": record.name}
-            if record.tool_call_id is not None:
-                value["id"] = record.tool_call_id
-            if record.error is not None:
-                value["error"] = record.error
-            else:
-                value["content"] = _result_value(record)
-            blocks.append(f"<tool_response>\n{_dumps(value)}\n</tool_response>")
-        return "\n".join(blocks)
+        objects = (result_object(record, "name", "content", "id") for record in records)
+        return "\n".join(f"<tool_response>\n{_dumps(value)}\n</tool_response>" for value in objects)
 
     def _opening(self, buf: str) -> tuple[Any, int, int, str | None]:
         n = len(buf)
