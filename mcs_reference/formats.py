@@ -24,6 +24,8 @@ FORMATS: dict[str, Callable[[], Any]] = {
     "mistral": MistralCodec,
     "mistral-v11": MistralV11Codec,
     "llama3-json": Llama3JsonCodec,
+    # Llama 3.1 / 3.2 may open the JSON with <|python_tag|> (the model cards' form).
+    "llama3-json-python-tag": lambda: Llama3JsonCodec(python_tag=True),
     "pythonic": PythonicCodec,
     "deepseek-v3": DeepSeekV3Codec,
     "deepseek-v3.1": DeepSeekV31Codec,

@@ -4,7 +4,8 @@ The deltas the parser emits are reassembled by the reference OpenAI Chat strateg
 client would; the result must equal the parser's own non-streamed parse of the whole text,
 and both the truth the text was written from. Content is compared without its whitespace
 (engines trim the prose around calls, each its own way, and a user sees no difference), call
-ids not at all (engines make their own); names and arguments, in order, exactly.
+ids not at all (engines make their own); names and arguments, in order, exactly (numbers
+by value: JSON has one number type).
 """
 from __future__ import annotations
 
@@ -59,6 +60,18 @@ def reassembled(deltas: list[dict]) -> dict:
     return strategy.as_message(acc)
 
 
+def _number_values(value: Any) -> Any:
+    """`value` with each whole float written as an int: JSON has one number type (`1.0` and
+    `1` are the same value, and engines that coerce by schema rewrite one as the other)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _number_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_number_values(item) for item in value]
+    return value
+
+
 def _calls_of(message: dict) -> list[dict]:
     """Names and arguments of a message's calls (arguments that are no JSON object stay text)."""
     views = []
@@ -71,12 +84,12 @@ def _calls_of(message: dict) -> list[dict]:
             arguments = json.loads(text) if isinstance(text, str) else text
         except ValueError:
             arguments = text
-        views.append({"name": function.get("name"), "arguments": arguments})
+        views.append({"name": function.get("name"), "arguments": _number_values(arguments)})
     return views
 
 
 def _truth(calls: list[ExtractedCall]) -> list[dict]:
-    return [{"name": c.name, "arguments": c.arguments} for c in calls]
+    return [{"name": c.name, "arguments": _number_values(c.arguments)} for c in calls]
 
 
 def _squeezed(content: Any) -> str:
@@ -234,12 +247,14 @@ def _surfaced(message: dict, case: FormatCase) -> str | None:
     """How a broken call went missing, or None when the client can see it: a call whose
     arguments are no JSON object, or its text left in the content."""
     raw = case.calls[0].raw_arguments or ""
+    written = (_squeezed(raw), _squeezed(json.dumps(raw)[1:-1]))  # as is, or inside a string
     for call in _calls_of(message):
         if isinstance(call["arguments"], dict):
             return (f"the call {call['name']!r} came out with the arguments "
                     f"{show(call['arguments'], 120)}, which the model never wrote")
         return None
-    if _squeezed(raw) and _squeezed(raw) in _squeezed(message.get("content")):
+    content = _squeezed(message.get("content"))
+    if written[0] and any(form in content for form in written):
         return None
     return "neither a call nor its text reached the client"
 

@@ -41,6 +41,7 @@ DETECTOR_OF_FORMAT: dict[str, str] = {
     "mistral": "mistral",          # MistralDetector: `[TOOL_CALLS] [..]`
     "mistral-v11": "mistral",      # MistralDetector: its compact `[TOOL_CALLS]NAME[ARGS]{..}`
     "llama3-json": "llama3",       # Llama32Detector
+    "llama3-json-python-tag": "llama3",  # the same, which reads the tag (the server keeps it)
     "pythonic": "pythonic",        # PythonicDetector
     "deepseek-v3": "deepseekv3",   # DeepSeekV3Detector
     "deepseek-v3.1": "deepseekv31",  # DeepSeekV31Detector

@@ -57,6 +57,9 @@ PARSER_OF_FORMAT: dict[str, str] = {
     "mistral": "mistral",            # MistralToolParser, pre-v11 path: no [ARGS] in vocab
     "mistral-v11": "mistral",        # MistralToolParser, engine path: [ARGS] in vocab
     "llama3-json": "llama3_json",    # Llama3JsonToolParser ("llama4_json" is the same class)
+    # Not "llama3-json-python-tag": <|python_tag|> is a special token of Llama 3.1 and
+    # llama3_json does not ask for special tokens, so the server strips the tag from the text
+    # before its parser sees it: the parser reads the format without the tag.
     "pythonic": "pythonic",          # PythonicToolParser
     "deepseek-v3": "deepseek_v3",    # DeepSeekV3ToolParser
     "deepseek-v3.1": "deepseek_v31",  # DeepSeekV31ToolParser

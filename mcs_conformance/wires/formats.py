@@ -109,6 +109,12 @@ def _draw_calls(draw: Callable, codec: Any, count: int) -> list[ExtractedCall]:
 _SEPARATORS = st.sampled_from(("", " ", "\n", "\n\n"))
 
 
+def _separator(draw: Callable, prose: str) -> str:
+    """Blank between prose and a call; none without prose (no model opens its answer with
+    a blank before a call)."""
+    return draw(_SEPARATORS) if prose else ""
+
+
 def _framed(codec: Any, prose: str, calls_follow: bool) -> str | None:
     """Prose in its own message, for formats that have one (Harmony); None for the others."""
     frame = getattr(codec, "frame_prose", None)
@@ -124,7 +130,7 @@ def _written(draw: Callable, codec: Any, calls: list, prose: st.SearchStrategy) 
         return framed + codec.encode(calls), before
     if not calls:
         return before, before
-    parts, content = [before, draw(_SEPARATORS)], [before]
+    parts, content = [before, _separator(draw, before)], [before]
     if codec.prose_between:
         for index, call in enumerate(calls):
             if index:
@@ -136,7 +142,7 @@ def _written(draw: Callable, codec: Any, calls: list, prose: st.SearchStrategy) 
         parts.append(codec.encode(calls))
     if codec.prose_after:
         after = draw(prose)
-        parts += [draw(_SEPARATORS), after]
+        parts += [_separator(draw, after), after]
         content.append(after)
     return "".join(parts), "".join(content)
 
@@ -181,7 +187,8 @@ def malformed_cases(draw: Callable, codec: Any) -> FormatCase:
     broken = ExtractedCall(name, {}, None, "malformed arguments", bad)
     before = draw(plain_prose) if getattr(codec, "prose_before", True) else ""
     framed = _framed(codec, before, True)
-    text = (before + draw(_SEPARATORS) if framed is None else framed) + codec.encode([broken])
+    text = (before + _separator(draw, before) if framed is None else framed) \
+        + codec.encode([broken])
     found = codec.decode(text)
     assume(len(found) == 1 and found[0].error is not None)
     return _case(draw, codec, text, [broken], before)

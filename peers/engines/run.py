@@ -142,11 +142,39 @@ def _note_of(notes: list[dict], engine: str, format: str, clause: str) -> dict |
                  and clause in n["clauses"]), None)
 
 
+def _mark(row: dict | None, notes: list[dict]) -> str:
+    """A cell: ✓, or its failing clauses counted by what the notes say of them: ✗ the
+    engine's bug, ⚠ not the engine's bug (a contract judgment), ? not yet read."""
+    if row is None:
+        return "—"
+    if not row["clauses"]:
+        return "error"
+    counts = {"✗": 0, "⚠": 0, "?": 0}
+    for clause in row["clauses"]:
+        if clause["verdict"] in BAD:
+            said = [n["verdict"] for n in notes if n["engine"] == row["engine"]
+                    and n["format"] == row["format"] and clause["clause"] in n["clauses"]]
+            counts["✗" if "bug" in said else "⚠" if said else "?"] += 1
+    return " ".join(f"{mark} {count}" for mark, count in counts.items() if count) or "✓"
+
+
+def _clauses_of(note: dict, cell: dict) -> str:
+    """The note's clauses, each said failing in this run or not (its repro shows it still)."""
+    row = cell.get((note["engine"], note["format"]), {})
+    failing = {c["clause"] for c in row.get("clauses", ()) if c["verdict"] in BAD}
+    return ", ".join(f"`{c}`" + ("" if c in failing else " (not hit by this run)")
+                     for c in note["clauses"])
+
+
 def _speed_cell(row: dict | None) -> str:
     costs = (row or {}).get("speed")
     if not costs:
-        return ""
-    return f"{costs[0]:.2g} → {costs[1]:.2g} µs (×{costs[1] / costs[0]:.1f})"
+        return "—"
+    return f"×{costs[1] / costs[0]:.1f} ({_micro(costs[0])} → {_micro(costs[1])} µs)"
+
+
+def _micro(value: float) -> str:
+    return f"{value:.2g}" if value < 10 else f"{value:,.0f}"
 
 
 def render(rows: list[dict], notes: list[dict]) -> str:
@@ -159,17 +187,13 @@ def render(rows: list[dict], notes: list[dict]) -> str:
     lines = [PAGE_HEAD, "| engine | " + " | ".join(f"`{f}`" for f in formats) + " |",
              "| --- |" + " --- |" * len(formats)]
     for engine in engines:
-        marks = []
-        for format in formats:
-            row = cell.get((engine, format))
-            bad = [c for c in (row or {}).get("clauses", ()) if c["verdict"] in BAD]
-            marks.append("—" if row is None else "error" if not row["clauses"]
-                         else f"✗ {len(bad)}" if bad else "✓")
+        marks = [_mark(cell.get((engine, format)), notes) for format in formats]
         lines.append(f"| {engine} | " + " | ".join(marks) + " |")
     lines += ["", "## Speed", "", SPEED_TEXT, "",
-              "| engine | format | per delta at 1 000 → 10 000 tokens |", "| --- | --- | --- |"]
-    lines += [f"| {r['engine']} | `{r['format']}` | {_speed_cell(r)} |"
-              for r in rows if r.get("speed")]
+              "| engine | " + " | ".join(f"`{f}`" for f in formats) + " |",
+              "| --- |" + " --- |" * len(formats)]
+    lines += [f"| {engine} | " + " | ".join(_speed_cell(cell.get((engine, f)))
+                                            for f in formats) + " |" for engine in engines]
     lines += ["", "## Findings, by cause", "",
               "Each was read against the engine's installed source; each has a standalone "
               "repro that needs only the engine.", ""]
@@ -177,8 +201,8 @@ def render(rows: list[dict], notes: list[dict]) -> str:
         if note.get("verdict") != "bug":
             continue
         lines += [f"### {note['engine']} `{note['format']}`: {note['title']} ({note['severity']})",
-                  "", f"- Clauses: {', '.join(f'`{c}`' for c in note['clauses'])}; "
-                  f"parser {cell.get((note['engine'], note['format']), {}).get('parser')}.",
+                  "", f"- Clauses: {_clauses_of(note, cell)}; parser "
+                  f"{cell.get((note['engine'], note['format']), {}).get('parser')}.",
                   f"- Standalone repro: [`{note['repro']}`](../{note['repro']})."
                   if note.get("repro") else "- Standalone repro: none yet.",
                   f"- Upstream: {note['upstream']}." if note.get("upstream") else
@@ -205,11 +229,12 @@ def render(rows: list[dict], notes: list[dict]) -> str:
 
 
 PAGE_HEAD = (HERE / "page_head.md").read_text("utf-8")
-SPEED_TEXT = ("The cost per delta of streaming one call whose arguments hold 1 000, then 10 000 "
-              "tokens, one token a delta (best of two runs, in the same process). A parser "
-              "that re-parses the text so far on every delta costs ten times as much per delta "
-              "at 10 000 tokens: ×10 is quadratic, ×1 linear. Timed on a shared 2-core "
-              "machine: the ratio is the figure, not the microseconds.")
+SPEED_TEXT = ("How the cost per delta grows when one call's arguments grow from 1 000 to 10 000 "
+              "tokens, streamed one token a delta (best of two runs, in the same process; the "
+              "microseconds per delta at each size in brackets). A parser that re-parses the "
+              "text so far on every delta costs ten times as much per delta at 10 000 tokens: "
+              "×10 is quadratic, ×1 linear. Timed on a shared 2-core machine: the ratio is the "
+              "figure, not the microseconds. `python peers/engines/run.py --speed` measures it.")
 
 
 def main() -> int:

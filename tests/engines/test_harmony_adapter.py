@@ -5,11 +5,10 @@ import sys
 
 import pytest
 
+from mcs_reference import format_names
 from mcs_conformance.engines import harmony
 
-# The catalogue's format names (mcs_reference's codecs arrive one format at a time).
-CATALOGUE = {"hermes", "qwen3-coder", "mistral", "mistral-v11", "llama3-json", "pythonic",
-             "deepseek-v3", "deepseek-v3.1", "kimi-k2", "glm-4.5", "harmony"}
+CATALOGUE = set(format_names())
 
 
 def test_formats_are_the_catalogue_harmony_format():
