@@ -197,7 +197,8 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         on = f"format {wire_name}" if parsing else f"wire {wire_name}"
         progress.write(f"certifying {label} on {on}: "
                        f"{len(selected)} clauses{share}, "
-                       f"profile {request.profile}, seed {request.seed}, quirks {quirks}"
+                       f"profile {request.profile}, seed {request.seed}"
+                       f"{'' if parsing else f', quirks {quirks}'}"
                        f"{f', server {settings.server.name}' if settings.server else ''}\n")
     profile = hypothesis.settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:

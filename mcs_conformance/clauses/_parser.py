@@ -175,7 +175,8 @@ def stream_equals_whole(subject: ParserSubject) -> None:
     "parser.truth",
     level="MUST",
     meaning="Both the non-streamed parse and the reassembled stream hold exactly the calls "
-            "the model wrote: names, arguments with their types, in order.",
+            "the model wrote: names, arguments with their types (numbers by value: JSON has "
+            "one number type), in order.",
     failure_means="A call is lost, split, merged or changed: the tool runs with other "
                   "arguments than the model wrote, or not at all.",
     typical_bug="A regex that stops at the first closing brace or tag inside a string; "

@@ -47,7 +47,6 @@ DETECTOR_OF_FORMAT: dict[str, str] = {
     "deepseek-v3.1": "deepseekv31",  # DeepSeekV31Detector
     "kimi-k2": "kimi_k2",          # KimiK2Detector (ids `functions.NAME:N`)
     "glm-4.5": "glm45",            # Glm4MoeDetector
-
 }
 
 # The two packages that ship SGLang's serving layer, tried in this order.

@@ -277,6 +277,11 @@ def check_settings(settings: McsSettings, spell: Spell) -> None:
             f"{spell(loaded.kind, loaded.target)}: {given}; a client is certified on a wire the "
             f"local server speaks: pass {spell('wire', 'NAME')} with one of "
             f"{', '.join(NATIVE_WIRES)}")
+    if settings.parsers and (settings.server is not None or settings.quirks is not None):
+        given = (spell("server", settings.server.name) if settings.server is not None
+                 else spell("quirks", settings.quirks_label))
+        raise OptionError(f"{given}: a parser is fed model outputs, not a server's streams; "
+                          f"drop it for {settings.parsers[0].target}")
     _check_server(settings, spell)
     if not settings.clauses:
         return

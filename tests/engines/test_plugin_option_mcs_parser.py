@@ -43,6 +43,10 @@ def test_a_broken_parser_fails_with_its_rerun_command(pytester: pytest.Pytester)
      "*no_such_module:parser: cannot import module 'no_such_module'*"),
     ([REFERENCE, "--mcs-format=hermes", "--mcs-clause=reassembly.done"],
      "*--mcs-clause=reassembly.done: selects no parser clause*"),
+    ([REFERENCE, "--mcs-format=hermes", "--mcs-server=vllm"],
+     "*--mcs-server=vllm: a parser is fed model outputs, not a server's streams*"),
+    ([REFERENCE, "--mcs-format=hermes", "--mcs-quirks=none"],
+     "*--mcs-quirks=none: a parser is fed model outputs, not a server's streams*"),
 ])
 def test_a_bad_parser_option_is_one_usage_error(pytester: pytest.Pytester, options, problem):
     result = pytester.runpytest_inprocess(*options)
