@@ -6,8 +6,9 @@
 
 Each engine runs in its own environment under `.peers/<engine>` (peers/engines/<engine>/
 INSTALL.md says how to make it); the reference parser runs in the project's `.venv`. A cell
-is one `mcs-conformance certify --parser ... --format ...`: its report is kept under
-peers/engines/reports/<engine>/<format>/, each failure's text, split and tools under
+is one `mcs-conformance certify --parser ... --format ...`: its report is written under
+peers/engines/reports/<engine>/<format>/ (git-ignored: the rows keep what the page needs),
+each failure's text, split and tools under
 peers/engines/findings/, the rows in peers/engines/results/<engine>.json. The page joins
 them with the hand-written notes of peers/engines/notes/<engine>.json, one per cause.
 """
