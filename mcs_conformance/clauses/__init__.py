@@ -23,6 +23,7 @@ from mcs_conformance.clauses._runner import examples_run, load_kit_modules
 from mcs_conformance.clauses._shards import parse_shard, Shard
 from mcs_conformance.clauses import (_reassembly, _resolve, _extract, _history, _codec,  # noqa: F401
                                      _robust, _client, _parser)  # registers every clause, in order
+from mcs_conformance.clauses._parser import message_calls as parser_message_calls
 from mcs_conformance.clauses._parser import reassembled as reassembled_parser_stream
 
 __all__ = [
@@ -30,6 +31,6 @@ __all__ = [
     "ClientSubject", "ParserSubject", "Subject", "applicable", "clause", "catalogue_markdown",
     "calls_difference", "first_difference",
     "ClauseTimeout", "time_limit", "timeout_behind",
-    "examples_run", "load_kit_modules", "reassembled_parser_stream",
+    "examples_run", "load_kit_modules", "parser_message_calls", "reassembled_parser_stream",
     "Shard", "parse_shard",
 ]

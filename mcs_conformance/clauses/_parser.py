@@ -19,7 +19,7 @@ from mcs_conformance.clauses._registry import clause, ParserSubject
 from mcs_conformance.clauses._runner import check_each
 from mcs_conformance.wires import format_cases, FormatCase, malformed_cases, prose_cases
 
-__all__ = ["reassembled"]
+__all__ = ["message_calls", "reassembled"]
 
 
 def _is_parser(subject: Any) -> bool:
@@ -72,8 +72,9 @@ def _number_values(value: Any) -> Any:
     return value
 
 
-def _calls_of(message: dict) -> list[dict]:
-    """Names and arguments of a message's calls (arguments that are no JSON object stay text)."""
+def message_calls(message: dict) -> list[dict]:
+    """Names and arguments of a message's calls, as the parser clauses compare them:
+    `""` is `{}`, numbers by value, arguments that are no JSON object stay text."""
     views = []
     for entry in message.get("tool_calls") or []:
         function = entry.get("function") or {}
@@ -156,7 +157,7 @@ def _lost_or_added(expected: list, got: list) -> str:
 def stream_equals_whole(subject: ParserSubject) -> None:
     def prop(case: FormatCase) -> None:
         whole, streamed = _run(subject, case)
-        expected, got = _calls_of(whole), _calls_of(streamed)
+        expected, got = message_calls(whole), message_calls(streamed)
         found = first_difference(expected, got, "calls")
         if found:
             raise stream_equals_whole.fail(
@@ -188,7 +189,7 @@ def truth(subject: ParserSubject) -> None:
         whole, streamed = _run(subject, case)
         expected = _truth(case.calls)
         for label, message in (("non-streamed", whole), ("streamed", streamed)):
-            got = _calls_of(message)
+            got = message_calls(message)
             found = first_difference(expected, got, "calls")
             if found:
                 raise truth.fail(f"{label}: {found} ({_where(case)})", case.to_dict(),
@@ -235,7 +236,7 @@ def no_phantom(subject: ParserSubject) -> None:
     def prop(case: FormatCase) -> None:
         whole, streamed = _run(subject, case)
         for label, message in (("non-streamed", whole), ("streamed", streamed)):
-            got = _calls_of(message)
+            got = message_calls(message)
             if got:
                 raise no_phantom.fail(f"{label}: {len(got)} call(s) {show(got, 200)} from "
                                       f"prose ({_where(case)})", case.to_dict(),
@@ -249,7 +250,7 @@ def _surfaced(message: dict, case: FormatCase) -> str | None:
     arguments are no JSON object, or its text left in the content."""
     raw = case.calls[0].raw_arguments or ""
     written = (_squeezed(raw), _squeezed(json.dumps(raw)[1:-1]))  # as is, or inside a string
-    for call in _calls_of(message):
+    for call in message_calls(message):
         if isinstance(call["arguments"], dict):
             return (f"the call {call['name']!r} came out with the arguments "
                     f"{show(call['arguments'], 120)}, which the model never wrote")

@@ -11,24 +11,12 @@ import json
 import sys
 from importlib import import_module
 
+from mcs_conformance.clauses import parser_message_calls as _calls
 from mcs_conformance.clauses import reassembled_parser_stream
 
 FACTORIES = {"mcs-reference": "mcs_conformance.engines.reference",
              "vllm": "mcs_conformance.engines.vllm", "sglang": "mcs_conformance.engines.sglang",
              "openai-harmony": "mcs_conformance.engines.harmony"}
-
-
-def _calls(message: dict) -> list:
-    found = []
-    for entry in message.get("tool_calls") or []:
-        function = entry.get("function") or {}
-        text = function.get("arguments") or "{}"
-        try:
-            arguments = json.loads(text)
-        except ValueError:
-            arguments = text
-        found.append({"name": function.get("name"), "arguments": arguments})
-    return found
 
 
 def main(path: str) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcs_conformance.clauses import CLAUSES, reassembled_parser_stream
+from mcs_conformance.clauses import parser_message_calls as _calls
 from mcs_conformance.engines.reference import parser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,12 +19,6 @@ SAVED = sorted((ENGINES / "findings").rglob("*.json"))
 _spec = importlib.util.spec_from_file_location("engines_run", ENGINES / "run.py")
 run = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(run)
-
-
-def _calls(message: dict) -> list:
-    return [{"name": c["function"]["name"],
-             "arguments": json.loads(c["function"]["arguments"] or "{}")}
-            for c in message.get("tool_calls") or []]
 
 
 def test_findings_are_saved():
