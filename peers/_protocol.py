@@ -1,11 +1,13 @@
-"""The harness side of protocol v2, stdlib only, shared by the Python peers' harnesses.
+"""The harness side of protocol v3, stdlib only, shared by the Python peers' harnesses.
 
-A harness is `serve(__file__, run, features)`: `run(base_url, wire, request)` calls the peer
-library the way its users do, asking what `request` says (the tools to declare, and `n`,
+A harness is `serve(__file__, run, features, whole)`: `run(base_url, wire, request)` streams
+with the peer library the way its users do, asking what `request` says (the tools to declare, and `n`,
 `include_usage`, `thinking`, `betas` when the case needs them), and maps what the library
 returns into an outcome with `outcome()` and `call()`. `features` (wire -> feature names)
 declares what the library's documented API can express; the kit serves no case needing
-another. This loop answers `start` with the peer's `peer.json`, the exact installed
+another. `whole` (wire -> a function like `run`) makes the library's documented
+non-streaming call for the same request: the kit asks it the case's non-streamed answer
+when the stream fails, to tell a stream bug from the library's contract. This loop answers `start` with the peer's `peer.json`, the exact installed
 version of its library and the features, turns any exception of `run` into `outcome.error` ("TypeName:
 message"), and keeps the protocol's stdout clean of what libraries print (their stdout
 goes to stderr). It runs inside the peer's own venv, so it cannot import the kit.
@@ -19,7 +21,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Callable
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 ERROR_LIMIT = 2000  # characters of an exception message kept in outcome.error
 
 __all__ = ["arguments_of", "call", "chat_options", "error_of", "openai_tools", "outcome", "serve",
@@ -110,7 +112,11 @@ def _answer(out: Any, payload: dict) -> None:
     out.flush()
 
 
-def _run_one(run: Callable[[str, str, dict], dict], line: dict) -> dict:
+def _run_one(run: Callable[[str, str, dict], dict], line: dict, whole: dict) -> dict:
+    if line.get("stream", True) is False:
+        if line["wire"] not in whole:
+            return outcome(error=f"harness: no non-streaming call on {line['wire']}")
+        run = whole[line["wire"]]
     try:
         result = run(line["base_url"], line["wire"], line.get("request") or {"tools": []})
     except Exception as exc:  # the protocol: a library exception is an outcome, not a crash
@@ -123,9 +129,11 @@ def _run_one(run: Callable[[str, str, dict], dict], line: dict) -> dict:
 
 
 def serve(harness_file: str, run: Callable[[str, str, dict], dict],
-          features: dict | None = None) -> None:
-    """Answer protocol v2 on stdin/stdout until `stop` or the end of stdin; `features` maps
-    a wire to the request features the library can express there (none when absent)."""
+          features: dict | None = None, whole: dict | None = None) -> None:
+    """Answer protocol v3 on stdin/stdout until `stop` or the end of stdin; `features` maps
+    a wire to the request features the library can express there (none when absent),
+    `whole` a wire to the function making its non-streaming call (none when absent)."""
+    whole = whole or {}
     out = _protocol_stdout()
     for line in sys.stdin:
         if not line.strip():
@@ -137,9 +145,10 @@ def serve(harness_file: str, run: Callable[[str, str, dict], dict],
             declared = {wire: sorted((features or {}).get(wire, ()))
                         for wire in implementation["wires"]}
             _answer(out, {"ready": True, "version": PROTOCOL_VERSION,
-                          "implementation": implementation, "features": declared})
+                          "implementation": implementation, "features": declared,
+                          "non_streaming": [w for w in implementation["wires"] if w in whole]})
         elif command == "run":
-            _answer(out, {"seq": request["seq"], "outcome": _run_one(run, request)})
+            _answer(out, {"seq": request["seq"], "outcome": _run_one(run, request, whole)})
         elif command == "stop":
             break
         else:

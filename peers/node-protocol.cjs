@@ -1,13 +1,15 @@
 'use strict';
 /**
- * Harness protocol v2 for the Node peers (stdlib only): JSON lines on stdin/stdout.
+ * Harness protocol v3 for the Node peers (stdlib only): JSON lines on stdin/stdout.
  *
- * Each peer's harness.cjs calls `serve(__dirname, library, run, {features})`, where
+ * Each peer's harness.cjs calls `serve(__dirname, library, run, {features, whole})`, where
  * `run(wire, baseUrl, request)` makes one streaming request with the peer's library, asking
  * what `request` says (the tools to declare; `n`, `include_usage`, `thinking`, `betas` when
  * the case needs them), and resolves to an outcome; `features` maps a wire to the request
  * features the library's documented API can express (the kit serves no case needing
- * another). This module answers `start` from the peer's peer.json, the installed library's
+ * another); `whole` maps a wire to a function like `run` that makes the library's documented
+ * non-streaming call for the same request (the kit asks it when a stream fails, to tell a
+ * stream bug from the library's contract). This module answers `start` from the peer's peer.json, the installed library's
  * own package.json and the features, runs one
  * request at a time in order, turns anything the library throws into `outcome.error`, and
  * exits 0 on `stop` or at the end of stdin. Logs go to stderr, never to stdout.
@@ -16,7 +18,7 @@ const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 
-const PROTOCOL_VERSION = 2;
+const PROTOCOL_VERSION = 3;
 const START_VERSION = 1; // the start line every protocol version shares
 
 /**
@@ -162,12 +164,13 @@ function send(stream, value) {
 }
 
 /**
- * Answer protocol v2 on stdin/stdout. `library` names the package whose version the peer
+ * Answer protocol v3 on stdin/stdout. `library` names the package whose version the peer
  * reports (or is a function returning that version string); `run(wire, baseUrl, request)`
- * resolves to an outcome; `features` maps a wire to the request features it can ask for.
+ * resolves to an outcome; `features` maps a wire to the request features it can ask for;
+ * `whole` a wire to its non-streaming call.
  */
 function serve(peerDir, library, run,
-  {input = process.stdin, output = process.stdout, features = {}} = {}) {
+  {input = process.stdin, output = process.stdout, features = {}, whole = {}} = {}) {
   const lines = readline.createInterface({input, crlfDelay: Infinity});
   let queue = Promise.resolve();
   let wires = null;
@@ -190,14 +193,17 @@ function serve(peerDir, library, run,
       const impl = implementation(peerDir, version);
       wires = impl.wires;
       const declared = Object.fromEntries(wires.map((wire) => [wire, [...(features[wire] || [])].sort()]));
-      send(output, {ready: true, version: PROTOCOL_VERSION, implementation: impl, features: declared});
+      send(output, {ready: true, version: PROTOCOL_VERSION, implementation: impl, features: declared,
+        non_streaming: wires.filter((wire) => wire in whole)});
     } else if (request.cmd === 'run') {
       let outcome;
       if (wires !== null && !wires.includes(request.wire)) {
         outcome = failed(new Error(`wire ${request.wire} is not one of ${wires.join(', ')}`));
       } else {
+        const call = request.stream === false ? whole[request.wire] : run;
         try {
-          outcome = await run(request.wire, request.base_url, request.request || {tools: []});
+          if (!call) throw new Error(`harness: no non-streaming call on ${request.wire}`);
+          outcome = await call(request.wire, request.base_url, request.request || {tools: []});
         } catch (err) {
           outcome = failed(err);
         }

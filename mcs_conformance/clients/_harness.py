@@ -1,19 +1,22 @@
-"""A client in any language: a harness process spoken to in JSON lines (protocol v2 or v1).
+"""A client in any language: a harness process spoken to in JSON lines (protocol v3, v2 or v1).
 
 The kit starts the harness command once, with the current directory unchanged, and writes
 one JSON object a line to its stdin; the harness answers one a line on its stdout (its
 stderr is free for logs, and the kit quotes its last line when the harness dies):
 
     kit     {"cmd": "start", "version": 1}
-    harness {"ready": true, "version": 2, "implementation": {...}, "features": {"openai-chat": ["n"]}}
+    harness {"ready": true, "version": 3, "implementation": {...}, "features": {"openai-chat": ["n"]},
+             "non_streaming": ["openai-chat"]}
     kit     {"cmd": "run", "seq": 1, "wire": "openai-chat", "base_url": "http://127.0.0.1:PORT/case/ID/",
-             "request": {"tools": [...], "n": 2}}
+             "request": {"tools": [...], "n": 2}, "stream": true}
     harness {"seq": 1, "outcome": {"calls": [...], "text": "...", "message": null, "error": null}}
     kit     {"cmd": "stop"}                              (the harness exits 0)
 
 The start line is v1's, so a v1 harness reads it unchanged; the ready line's version picks
 the protocol. A v1 harness (ready version 1, no features) gets v1 run lines, with no
-`request`, and its requests are not checked. Every line, both ways, is validated against
+`request`, and its requests are not checked; a v2 one is never asked a non-streamed
+answer (`stream` false, v3: the library's own `stream=false` call for the same case, the
+first oracle of the peer matrix). Every line, both ways, is validated against
 the schemas in `schemas/harness/v<version>/`. A harness that dies, writes a line that is
 not the awaited reply, or answers later than the timeout has its case raise
 `HarnessCaseError` (the clause reports it as errored) and is started afresh for the next
@@ -43,8 +46,8 @@ from mcs_conformance.base import shorten
 __all__ = ["PROTOCOL_VERSION", "HarnessCaseError", "HarnessClient", "HarnessError",
            "HarnessStartError", "harness_client"]
 
-PROTOCOL_VERSION = 2  # the newest the kit speaks; it also speaks every older one
-VERSIONS = (1, 2)
+PROTOCOL_VERSION = 3  # the newest the kit speaks; it also speaks every older one
+VERSIONS = (1, 2, 3)
 START_VERSION = 1  # the start line is v1's for every version
 SCHEMA_BASE = "https://mcs-conformance.dev/schemas/"
 SHOWN = 200  # characters of a bad line quoted in an error
@@ -200,9 +203,10 @@ class HarnessClient:
 
     `.implementation` is the harness's ready reply's implementation, `.version` the protocol
     it speaks, `.features` the request features it declared (wire -> frozenset; None for a
-    v1 harness); `.close()` stops it (also on leaving a `with` block). Calls are serialised:
-    one case at a time. A v2 harness is told `request` (`wires.case_request`; no tools and
-    no option when None); a v1 harness never is.
+    v1 harness), `.non_streaming` the wires where it can answer a case with its library's
+    non-streaming call (v3; empty before); `.close()` stops it (also on leaving a `with`
+    block). Calls are serialised: one case at a time. A v2 or v3 harness is told `request`
+    (`wires.case_request`; no tools and no option when None); a v1 harness never is.
     """
 
     def __init__(self, command: str, *, timeout: float):
@@ -224,6 +228,7 @@ class HarnessClient:
         self._broken: str | None = None  # why a restart failed: every later case says so at once
         self.version = 1
         self.features: dict[str, frozenset] | None = None
+        self.non_streaming: frozenset = frozenset()
         self._process, self.implementation = self._start()
 
     @property
@@ -259,6 +264,7 @@ class HarnessClient:
         self.features = None if self.version == 1 else {
             wire: frozenset(reply["features"].get(wire, ()))
             for wire in reply["implementation"]["wires"]}
+        self.non_streaming = frozenset(reply.get("non_streaming", ()))
         return reply["implementation"]
 
     def _parse(self, raw: bytes, process: _Process, message: str, error: type[HarnessError]) -> dict:
@@ -280,8 +286,10 @@ class HarnessClient:
         if problems:  # a bug of the kit's, never the harness's
             raise HarnessError(f"{self._where}: the kit's own {kind} line is invalid: {problems[0]}")
 
-    def __call__(self, base_url: str, wire: str, request: dict | None = None) -> dict:
-        """Run one case through the harness (a v2 one told `request`); its outcome, validated."""
+    def __call__(self, base_url: str, wire: str, request: dict | None = None, *,
+                 stream: bool = True) -> dict:
+        """Run one case through the harness (a v2 or v3 one told `request`; `stream` False
+        asks a v3 one for its library's non-streamed answer); its outcome, validated."""
         with self._lock:
             if self._stale or self._process is None:
                 self._restart()
@@ -290,10 +298,15 @@ class HarnessClient:
             run = {"cmd": "run", "seq": seq, "wire": wire, "base_url": base_url}
             if self.version >= 2:
                 run["request"] = request if request is not None else {"tools": []}
+            if self.version >= 3:
+                run["stream"] = stream
             self._check_sent(run, "run")
             if wire not in self.implementation["wires"]:
                 raise HarnessCaseError(f"{self._where} runs only {', '.join(self.implementation['wires'])}; "
                                        f"seq {seq} asked for {wire}")
+            if not stream and wire not in self.non_streaming:
+                raise HarnessCaseError(f"{self._where} has no non-streaming call on {wire} "
+                                       f"(its ready line's non_streaming); seq {seq} asked one")
             self._stale = True  # until a proper reply: cut short (a clause timeout too) = restart
             process = self._process
             case = f"seq {seq} ({base_url})"

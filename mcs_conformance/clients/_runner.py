@@ -10,6 +10,12 @@ A client that declares its request features (a v2 harness; a Python client takin
 `request`) is never drawn a case it cannot ask for (`quirks_for`), is told the request each
 case needs, and the server checks its HTTP request: a request lacking what the case needs
 raises `HarnessCaseError` naming it (the case is errored, not failed).
+
+A client that can also make its library's non-streaming call (a v3 harness on a wire it lists
+in `non_streaming`; a Python client taking `stream`) can be asked the case's *whole twin*:
+the same answer as `stream=false` returns it (`run(served, stream=False)`). The clauses ask
+it when a streamed outcome fails, to tell a stream bug (the library disagrees with itself)
+from a contract choice (it agrees with itself, not with the provider).
 """
 from __future__ import annotations
 
@@ -37,13 +43,19 @@ def quirks_for(quirks: frozenset | None, features: frozenset | None) -> frozense
     return drawable_quirks(frozenset(QUIRKS) if quirks is None else quirks, features)
 
 
-def takes_request(function: Callable) -> bool:
-    """Whether a Python client accepts the `request` keyword (then it is told and checked)."""
+def takes_keyword(function: Callable, name: str) -> bool:
+    """Whether a Python client accepts the keyword `name` (`request`: it is told and checked;
+    `stream`: it can be asked for its non-streamed answer)."""
     try:
         parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):  # a builtin without a signature: two arguments
         return False
-    return "request" in parameters
+    return name in parameters
+
+
+def takes_request(function: Callable) -> bool:
+    """Whether a Python client accepts the `request` keyword (then it is told and checked)."""
+    return takes_keyword(function, "request")
 
 
 class SessionServer:
@@ -138,21 +150,32 @@ class ClientRunner:
         return quirks_for(without_quirks(self.selected, names), self.features)
 
     @property
+    def asks_whole(self) -> bool:
+        """Whether the client can be asked a case's non-streamed answer on this wire."""
+        self.start()
+        if isinstance(self.loaded, HarnessTarget):
+            return self.wire in getattr(self._client, "non_streaming", ())
+        return takes_keyword(self.loaded.function, "stream")
+
+    @property
     def implementation(self) -> dict | None:
         """What a harness said it runs (None for a Python client)."""
         value = getattr(self._client, "implementation", None)
         return value if isinstance(value, dict) else None
 
-    def run(self, served: Served) -> dict:
-        """Serve `served`, let the client make its one request, return its checked outcome."""
+    def run(self, served: Served, *, stream: bool = True) -> dict:
+        """Serve `served`, let the client make its one request, return its checked outcome;
+        `stream` False: its non-streaming call for the same case (`asks_whole` must hold)."""
         told = self.features is not None
         request = case_request(served.case) if told else None
         server = self._servers.get()
         url = server.add(served, request=request)
+        keywords: dict[str, Any] = {} if stream else {"stream": False}
+        if told:
+            keywords["request"] = request
         try:
             try:
-                value = self._client(url, self.wire, request=request) if told \
-                    else self._client(url, self.wire)
+                value = self._client(url, self.wire, **keywords)
             except HarnessError:  # a broken harness, not the library: the case is errored
                 raise
             except Exception as exc:  # the library's own exception: an error outcome

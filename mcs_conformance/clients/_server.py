@@ -4,8 +4,10 @@ No mock of any client's HTTP stack: a socket works with every client in every la
 Each case lives under `http://127.0.0.1:PORT/case/<id>/`; a POST to any path below it gets
 the case's answer: the status, the provider's framing and content type, the body written
 piece by piece (chunked transfer encoding, TCP_NODELAY, one flush per piece) so the client
-really reads split pieces. A request whose JSON says `"stream": false`, or a POST to a
-Gemini `...:generateContent` path, gets the stream=false body instead. Every connection is closed after one answer, so closing the server joins
+really reads split pieces. A non-streamed request gets the case's stream=false body (its
+*whole twin*) instead: on OpenAI's and Anthropic's wires one whose JSON does not say
+`"stream": true`, on Ollama's one that says `"stream": false`, on Gemini a POST to
+`...:generateContent`, on Bedrock one to `/converse`. Every connection is closed after one answer, so closing the server joins
 every thread it started.
 
 A case added with the request it needs (`wires.case_request`) checks each request it gets:
@@ -53,20 +55,32 @@ class _Handler(BaseHTTPRequestHandler):
         if wrong is not None:
             self._send_json(400, {"error": {"message": f"mcs-conformance: {wrong}",
                                             "type": "mcs_request_mismatch"}})
-        elif served.status == 200 and self._wants_whole(request):
-            self._send_json(200, served.whole)
+        elif served.status == 200 and self._wants_whole(served.wire, request):
+            self._send_whole_twin(served)
         elif served.status != 200:
             self._send_whole(served.status, served.content_type, served.body)
         else:
             self._stream(served)
 
-    def _wants_whole(self, request: Any) -> bool:
-        """A `stream=false` request: `"stream": false` in its JSON, Gemini's
-        `:generateContent` path (its streaming twin is `:streamGenerateContent`) or
-        Converse's `/converse` (its twin is `/converse-stream`)."""
+    def _wants_whole(self, wire: str, request: Any) -> bool:
+        """A non-streamed request: Gemini's `:generateContent` path (its streaming twin is
+        `:streamGenerateContent`), Converse's `/converse` (its twin is `/converse-stream`);
+        else by the JSON's `stream`, whose default is false on OpenAI's and Anthropic's
+        APIs and true on Ollama's."""
         path = self.path.split("?")[0]
-        return (isinstance(request, dict) and request.get("stream") is False) or \
-            path.endswith(":generateContent") or path.endswith("/converse")
+        if wire == "gemini":
+            return path.endswith(":generateContent")
+        if wire == "bedrock-converse":
+            return path.endswith("/converse")
+        asked = request.get("stream") if isinstance(request, dict) else None
+        return asked is False if wire == "ollama-chat" else asked is not True
+
+    def _send_whole_twin(self, served: Served) -> None:
+        if served.whole is None:  # no documented whole answer for this case
+            self._send_json(501, {"error": {"message": "mcs-conformance: this case has no "
+                                            "stream=false answer", "type": "mcs_no_twin"}})
+        else:
+            self._send_json(served.whole_status, served.whole)
 
     def do_GET(self) -> None:
         """What a case serves, for a human pointing a browser or curl at it."""

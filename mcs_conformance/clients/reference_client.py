@@ -5,7 +5,9 @@ mcs_conformance.clients.reference_client:reference_client --wire openai-chat`.
 It is also the model of a client target: one streaming request, the body consumed as the
 library's users consume it, one outcome (schemas/outcome.json) returned, never an exception.
 It takes `request`, so the kit tells it what each case needs (tools, `n`, include_usage,
-thinking, betas: docs/clients.md) and checks that it asks for it.
+thinking, betas: docs/clients.md) and checks that it asks for it, and `stream`, so the kit
+can ask it the same case's non-streamed answer (`stream=False`: the whole body read at once
+and read by the same strategy).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcs_reference.buffer import LLMStreamBuffer
+from mcs_reference.chain import default_chain
 from mcs_reference.errors import StreamError
 from mcs_reference.sse import BodyDecoder
 
@@ -32,6 +35,9 @@ PATHS = {
     "gemini": "v1beta/models/mcs:streamGenerateContent?alt=sse",
     "bedrock-converse": "model/mcs/converse-stream",
 }
+#: Where a wire's non-streaming call posts instead, when the path says it streams.
+WHOLE_PATHS = {"gemini": "v1beta/models/mcs:generateContent",
+               "bedrock-converse": "model/mcs/converse"}
 _DECODING = {"ollama-chat": "ndjson", "bedrock-converse": "eventstream"}  # else SSE
 _PROMPT = "What is the weather in Paris?"
 
@@ -104,37 +110,62 @@ def provider_message(raw: bytes) -> str:
     return str(error if error is not None else body)
 
 
-def open_stream(base_url: str, wire: str, *, timeout: float = 30.0, request: dict | None = None
-                ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
-    """POST a streaming request of `wire` below `base_url`, asking what `request` says; the
-    connection and its response (the caller reads the body and closes the connection)."""
+def open_stream(base_url: str, wire: str, *, timeout: float = 30.0, request: dict | None = None,
+                stream: bool = True) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    """POST a request of `wire` below `base_url` (a streaming one, or the non-streaming
+    call with `stream` False), asking what `request` says; the connection and its response
+    (the caller reads the body and closes the connection)."""
     url = urlsplit(base_url)
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
     headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-mcs"}
     if request and request.get("betas"):
         headers["anthropic-beta"] = ",".join(request["betas"])
-    connection.request("POST", url.path.rstrip("/") + "/" + PATHS[wire],
-                       json.dumps(request_body(wire, request=request)).encode("utf-8"), headers)
+    path = PATHS[wire] if stream else WHOLE_PATHS.get(wire, PATHS[wire])
+    connection.request("POST", url.path.rstrip("/") + "/" + path,
+                       json.dumps(request_body(wire, stream=stream, request=request)).encode("utf-8"),
+                       headers)
     return connection, connection.getresponse()
 
 
 def reference_client(base_url: str, wire: str, request: dict | None = None, *,
-                     timeout: float = 30.0) -> dict:
+                     stream: bool = True, timeout: float = 30.0) -> dict:
     """Stream one response from `base_url` on `wire`, asking what `request` says, and
-    return its outcome."""
+    return its outcome (with `stream` False, the non-streamed answer's)."""
     if wire not in PATHS:
         return error_outcome(f"ValueError: the reference client knows no wire {wire!r}")
     connection = None
     try:
-        connection, response = open_stream(base_url, wire, timeout=timeout, request=request)
+        connection, response = open_stream(base_url, wire, timeout=timeout, request=request,
+                                           stream=stream)
         if response.status >= 400:
             return error_outcome(f"HTTP {response.status}: {provider_message(response.read())}")
+        if not stream:
+            return _whole(json.loads(response.read()), wire)
         return _consume(response, wire)
+    except ValueError as exc:  # a non-streamed body that is not JSON
+        return error_outcome(f"{type(exc).__name__}: {exc}")
     except (OSError, http.client.HTTPException) as exc:
         return error_outcome(f"{type(exc).__name__}: {exc}")
     finally:
         if connection is not None:
             connection.close()
+
+
+def _whole(body: dict, wire: str) -> dict:
+    """The outcome of a non-streamed body: read by the wire's strategy, as a stream's
+    message is. A Gemini body is one record of its stream, so it goes through a buffer (a
+    stop for safety then raises there too)."""
+    if wire == "gemini":
+        buffer = LLMStreamBuffer()
+        try:
+            buffer.add(body)
+        except StreamError as exc:
+            return error_outcome(f"{type(exc).__name__}: {exc}")
+        return outcome_of(buffer)
+    strategy = next(s for s in default_chain() if s.name == wire)
+    message = body["choices"][0]["message"] if wire == "openai-chat" else body
+    return {"calls": [outcome_call(call) for call in strategy.extract(message)],
+            "text": strategy.content_text(message), "message": message, "error": None}
 
 
 def _consume(response: http.client.HTTPResponse, wire: str) -> dict:

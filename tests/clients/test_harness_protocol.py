@@ -32,7 +32,7 @@ FAKE = textwrap.dedent('''
         if msg["cmd"] == "start":
             if mode == "silent":
                 continue
-            version = 3 if mode == "future" else 1
+            version = 9 if mode == "future" else 1
             say({"ready": True, "version": version, "implementation": {
                 "name": "fake-" + mode, "language": "python", "version": str(os.getpid()),
                 "homepage": "", "wires": ["openai-chat"]}})
