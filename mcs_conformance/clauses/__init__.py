@@ -13,6 +13,8 @@ May import: `mcs_reference`, `mcs_conformance.base`, `mcs_conformance.wires`,
 from __future__ import annotations
 
 from mcs_conformance.clauses._catalogue import catalogue_markdown
+from mcs_conformance.clauses._client_rules import (BUG_SEVERITIES, EVIDENCE, Judgment,
+                                                   judge_observation, NO_END_EVENT)
 from mcs_conformance.clauses._compare import calls_difference, first_difference
 from mcs_conformance.clauses._limits import ClauseTimeout, time_limit, timeout_behind
 from mcs_conformance.clauses._registry import (AnySubject, applicable, Clause, clause,
@@ -30,6 +32,8 @@ __all__ = [
     "CLAUSES", "KINDS", "LEVELS", "NOTE_SEVERITIES", "SEVERITIES", "AnySubject", "Clause", "ClauseFailure", "ClauseNotApplicable",
     "ClientSubject", "ParserSubject", "Subject", "applicable", "clause", "catalogue_markdown",
     "calls_difference", "first_difference",
+    # judging a saved client observation again (the peer matrix)
+    "BUG_SEVERITIES", "EVIDENCE", "Judgment", "NO_END_EVENT", "judge_observation",
     "ClauseTimeout", "time_limit", "timeout_behind",
     "examples_run", "load_kit_modules", "parser_message_calls", "reassembled_parser_stream",
     "Shard", "parse_shard",

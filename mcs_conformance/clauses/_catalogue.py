@@ -16,6 +16,8 @@ SEVERITY_MEANINGS = dict(zip(SEVERITIES, (
     "the outcome differs only in representation: the native message has `[]` or `\"\"` "
     "where `stream=false` has null or no key (or the other way round), or an HTTP error is "
     "reported without the provider's message",
+    "a body that ended cleanly before the wire's end signal (between two events, or inside "
+    "one) was reported as success: whether to check the end signal is the client's contract",
 )))
 
 __all__ = ["catalogue_markdown"]
@@ -35,10 +37,20 @@ def catalogue_markdown() -> str:
     lines += [f"| `{c.id}` | {c.level} | {c.kind} | {c.meaning} |" for c in CLAUSES.values()]
     lines += ["", "## Severities", "",
               "Every failure of a client clause carries one severity. The first three are bugs: "
-              "they refuse a certification and are a ✗ on the peer page. The last two are "
-              "notes (⚠, verdict `noted`): reported with their counterexample, they refuse "
-              "nothing unless `certify --strict` / `--mcs-strict`. A clause looks through all "
-              "of its examples for a bug before it reports a note.", "",
+              "they refuse a certification. The last three are notes (⚠, verdict `noted`): "
+              "reported with their counterexample, they refuse nothing unless `certify "
+              "--strict` / `--mcs-strict`. A clause looks through all of its examples for a bug "
+              "before it reports a note.", "",
+              "A failure also says how it is known (its `evidence`). When the streamed outcome "
+              "fails and the client can make its library's non-streaming call (harness "
+              "protocol v3, a Python client taking `stream`), the clause asks it the same "
+              "case's whole answer: `self`, the library disagrees with itself (its stream "
+              "against its own `stream=false` answer, or the same body cut and whole), stays a "
+              "bug; `provider`, it agrees with itself and both differ from the provider's "
+              "shape, is a note, a contract choice. `wire` means only the wire's contract "
+              "says so (a cut stream), `unasked` that no non-streamed answer could be asked. A "
+              "failure on a shape no real server is shown to send (a quirk without "
+              "provenance, see quirks.md) is a note too.", "",
               "| severity | what happened | counts |", "| --- | --- | --- |",
               *(f"| `{name}` | {what} | {'note' if name in NOTE_SEVERITIES else 'failure'} |"
                 for name, what in SEVERITY_MEANINGS.items())]

@@ -1,26 +1,34 @@
 """Client clauses: what any client (an SDK's stream helper, a framework, a harness) must get
 out of a real HTTP stream served by the kit's local provider server.
 
-Each example is one local round trip (two for `client.byte-cuts`). Every failure names the
-quirks of its counterexample, so "fails only on vLLM-style streams" reads as such, and
-carries a severity (docs/clauses.md, "Severities"): `crash`, `silent-loss` and
-`false-success` are bugs; `strictness` and `fidelity` are notes. A note never stops the
-search: a clause looks through every example for a bug first and reports a note only when
-it found none.
+Each example is one local round trip (two for `client.byte-cuts`), saved as an
+*observation* (what was sent, the truth of the case, what the client gave) and judged by the
+pure rules of `_client_rules`, so a saved observation is judged again by the same code. When
+the stream fails and the client can be asked its library's non-streamed answer of the same
+case (its *whole twin*), the clause asks it: the library disagreeing with itself is a bug,
+agreeing with itself a contract choice (a note). Every failure names the quirks of its
+counterexample and carries a severity (docs/clauses.md, "Severities"). A note never stops
+the search: a clause looks through every example for a bug first and reports a note only
+when it found none.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
-from mcs_conformance.base import show
-from mcs_conformance.clauses._compare import first_difference
+from mcs_conformance.clauses._client_rules import (Judgment, NO_END_EVENT, judge_byte_cuts,
+                                                   judge_calls, judge_early_end, judge_http_error,
+                                                   judge_malformed, judge_message,
+                                                   judge_no_phantom, judge_partial_event,
+                                                   judge_provider_error, judge_text,
+                                                   judge_truncated, stopped_at_token_limit,
+                                                   UNASKED)
 from mcs_conformance.clauses._registry import (clause, Clause, ClauseFailure, ClauseNotApplicable,
                                                ClientSubject)
 from mcs_conformance.clauses._runner import check_each
-from mcs_conformance.clients import (error_streams, http_errors, malformed_streams, prose_streams,
-                                     Served, streams, truncated_streams, truth_calls)
+from mcs_conformance.clients import (ClientRunner, cut_streams, error_streams, http_errors,
+                                     malformed_streams, outcome_call, prose_streams, Served,
+                                     streams, truncated_streams)
 from mcs_conformance.wires import NATIVE_WIRES, case_request
 
 CLIENT = "client"
@@ -32,43 +40,77 @@ def _served_wire(subject: ClientSubject) -> bool:
     return subject.client.wire in NATIVE_WIRES
 
 
-def _quirks(served: Served) -> str:
-    names = sorted(served.quirks)
-    return f"quirks: {', '.join(names)}" if names else "quirks: none (the provider's own shape)"
+# -- observations --------------------------------------------------------------------------
+def _truth(served: Served) -> dict:
+    """What the case holds, as the rules read it: the calls of the complete stream (each
+    marked when its arguments are malformed), the text, the stream=false message, whether it
+    stopped at the token limit, the provider error it ends in."""
+    case = served.case
+    if case is None:
+        return {"calls": [], "text": "", "message": None}
+    return {"calls": [{**outcome_call(call), "malformed": call.error is not None}
+                      for call in case.calls],
+            "text": case.text, "message": case.message or None,
+            "stopped_at_token_limit": any(stopped_at_token_limit(c) for c in case.chunks),
+            "provider_error": case.error}
 
 
-def _evidence(served: Served, outcome: dict | None = None, **more: Any) -> dict:
-    record = served.record()
-    record["quirks"] = sorted(served.quirks)
+def observe(served: Served, outcome: dict, **more: Any) -> dict:
+    """The observation of one case: what was sent (status, pieces, end, quirks, the
+    request the case needed), its truth, and the client's `outcome`."""
+    observation = served.record()
+    observation["quirks"] = sorted(served.quirks)
+    observation["size"] = len(served.body)
     if served.case is not None:  # what a v2 client was told to ask for: a replay asks the same
-        record["request"] = case_request(served.case)
-    if outcome is not None:
-        record["outcome"] = outcome
-    record.update(more)
-    return record
+        observation["request"] = case_request(served.case)
+    observation["truth"] = _truth(served)
+    observation["outcome"] = outcome
+    for key, value in more.items():
+        if key == "truth":
+            observation["truth"].update(value)
+        else:
+            observation[key] = value
+    return observation
 
 
+def _judged(runner: ClientRunner, served: Served, judge: Callable[[dict], Judgment | None],
+            observation: dict) -> Judgment | None:
+    """Judge `observation`; when the judgment needs the library's own non-streamed answer
+    and the client can give it, ask it (once) and judge again."""
+    judged = judge(observation)
+    if judged is not None and judged.evidence == UNASKED and served.whole is not None \
+            and runner.asks_whole:
+        observation["twin_outcome"] = runner.run(served, stream=False)
+        judged = judge(observation)
+    return judged
+
+
+def _raise(which: Clause, judged: Judgment | None, observation: dict) -> None:
+    if judged is not None:
+        observation["judgment"] = judged.as_dict()
+        raise which.fail(judged.reason, observation, judged.severity, note=judged.is_note)
+
+
+def _checked(which: Clause, judge: Callable[[dict], Judgment | None], runner: ClientRunner,
+             served: Served, **more: Any) -> None:
+    """One example of a one-request clause: run, observe, judge (asking the twin if need
+    be), raise the failure."""
+    observation = observe(served, runner.run(served), **more)
+    _raise(which, _judged(runner, served, judge, observation), observation)
+
+
+# -- the search ----------------------------------------------------------------------------
 MAX_SEARCHES = 3  # per client clause: the first, then up to two without the quirks found
-CRASH, SILENT_LOSS, FALSE_SUCCESS, STRICTNESS, FIDELITY = (
-    "crash", "silent-loss", "false-success", "strictness", "fidelity")
-
-
-def _fail(which: Clause, severity: str, reason: str, served: Served, outcome: dict | None = None,
-          **more: Any) -> ClauseFailure:
-    return which.fail(f"{reason} ({_quirks(served)})", _evidence(served, outcome, **more),
-                      severity)
 
 
 def _body_size(failure: ClauseFailure) -> int:
-    pieces = failure.case.get("pieces", ()) if isinstance(failure.case, dict) else ()
-    return sum(len(piece) for piece in pieces)
+    return failure.case.get("size", 0) if isinstance(failure.case, dict) else 0
 
 
 def _search(which: Clause, subject: ClientSubject, generator: Any, prop: Any,
             noted: list[ClauseFailure]) -> None:
-    """`check_each`, where a note (strictness, fidelity) does not end the search: it is
-    kept in `noted` (the one with the smallest body; notes are not shrunk) and the search
-    goes on for a bug."""
+    """`check_each`, where a note does not end the search: it is kept in `noted` (the one
+    with the smallest body; notes are not shrunk) and the search goes on for a bug."""
 
     def judged(value: Any) -> None:
         try:
@@ -113,78 +155,16 @@ def _check(which: Clause, subject: ClientSubject, generator_for: Any, prop: Any)
         raise noted[0]
 
 
-#: How each wire's stream says its answer stopped at the token limit (key -> value).
-_TOKEN_LIMIT = {"finish_reason": "length", "done_reason": "length", "stop_reason": "max_tokens",
-                "stopReason": "max_tokens", "finishReason": "MAX_TOKENS",
-                "reason": "max_output_tokens"}
+def _one_request(which: Clause, judge: Callable[[dict], Judgment | None],
+                 generator_for: Callable[[ClientRunner, Any], Any]) -> Callable:
+    """The check of a clause whose example is one request judged by `judge`."""
 
+    def check(subject: ClientSubject) -> None:
+        runner = subject.client
+        _check(which, subject, lambda quirks: generator_for(runner, quirks),
+               lambda served: _checked(which, judge, runner, served))
 
-#: An error that speaks of the limit (any other error on such a stream is still a crash).
-_ABOUT_THE_LIMIT = re.compile(r"length|max.?tokens|token limit|terminated early|incomplete",
-                              re.IGNORECASE)
-
-
-def _stopped_at_token_limit(value: Any) -> bool:
-    """Whether a chunk (or anything in it) says the answer stopped at the token limit."""
-    if isinstance(value, dict):
-        return any(_TOKEN_LIMIT.get(key) == item or _stopped_at_token_limit(item)
-                   for key, item in value.items())
-    return isinstance(value, list) and any(_stopped_at_token_limit(item) for item in value)
-
-
-def _completed(which: Clause, served: Served, outcome: dict) -> None:
-    """A stream that ended well must not end in an error. One its provider stopped at the
-    token limit did end, and says so itself: a client that raises about that limit there is
-    strict (it may mean to: llama-index and the openai SDK's helpers do), a note rather than
-    a crash."""
-    if outcome["error"] is not None:
-        cut = served.case is not None and bool(_ABOUT_THE_LIMIT.search(outcome["error"])) \
-            and any(_stopped_at_token_limit(chunk) for chunk in served.case.chunks)
-        raise _fail(which, STRICTNESS if cut else CRASH,
-                    "the client reported an error on a stream that completed"
-                    + (" (stopped at the token limit, as the stream itself says)" if cut else "")
-                    + f": {show(outcome['error'])}", served, outcome)
-
-
-def _as_complete(served: Served, outcome: dict) -> bool:
-    """Whether a success reported on a cut or errored body holds what the complete stream
-    gives: the same calls and the same text (then nothing was lost: strictness)."""
-    return (_calls_difference(truth_calls(served.case.calls), outcome["calls"]) is None
-            and outcome["text"] == served.case.text)
-
-
-def _calls_difference(expected: list[dict], got: list[dict],
-                      malformed: frozenset = frozenset()) -> str | None:
-    """How the outcome's calls differ from the truth; an id is compared only where the
-    stream carries one, numbers as JSON numbers (by value as IEEE doubles). The arguments
-    of the calls at the `malformed` positions (not a JSON object) are client.malformed's to
-    judge: one cause, one clause (a client that drops them is compared without them)."""
-    if malformed and len(got) == len(expected) - len(malformed):
-        expected = [call for index, call in enumerate(expected) if index not in malformed]
-        malformed = frozenset()
-    if len(got) != len(expected):
-        return (f"{len(got)} call(s) {show([c['name'] for c in got])}, expected {len(expected)} "
-                f"{show([c['name'] for c in expected])}")
-    for index, (call, want) in enumerate(zip(got, expected)):
-        for key in ("name", "arguments", "id"):
-            if key == "id" and want["id"] is None or key == "arguments" and index in malformed:
-                continue
-            if first_difference(want[key], call[key], json_numbers=True) is not None:
-                return f"call {index} {key} is {show(call[key])}, expected {show(want[key])}"
-    return None
-
-
-def _ids_cut_back(expected: list[dict], got: list[dict]) -> list[dict]:
-    """`got` with each id that begins with the provider's id cut back to it: a library that
-    carries more in the id (LiteLLM appends Gemini's thought signature) keeps the provider's,
-    so the difference is one of representation, not a lost id."""
-    out = []
-    for call, want in zip(got, expected):
-        mine, theirs = call.get("id"), want.get("id")
-        if isinstance(mine, str) and isinstance(theirs, str) and mine.startswith(theirs):
-            call = {**call, "id": theirs}
-        out.append(call)
-    return out + got[len(expected):]
+    return check
 
 
 # -- calls, text, message ------------------------------------------------------------------
@@ -194,7 +174,9 @@ def _ids_cut_back(expected: list[dict], got: list[dict]) -> list[dict]:
     meaning="The calls a client reports (name, arguments, id, order) equal the stream=false "
             "message's, whatever the event chunking, the byte cuts and the server's quirks "
             "(arguments that are not a JSON object are client.malformed's to judge). An id "
-            "that keeps the provider's id at its start and adds to it is a fidelity note.",
+            "that keeps the provider's id at its start and adds to it is a fidelity note; a "
+            "client whose own non-streamed answer of the same case gives the same calls gets "
+            "a note: its choice, not a stream bug.",
     failure_means="Through this library, the application runs the wrong tool, with wrong or "
                   "partial arguments, or answers a call id the provider never sent.",
     typical_bug="Fragments merged by id instead of index; the last fragment dropped; a call "
@@ -202,25 +184,8 @@ def _ids_cut_back(expected: list[dict], got: list[dict]) -> list[dict]:
     applies=_served_wire, kind=CLIENT,
 )
 def calls(subject: ClientSubject) -> None:
-    runner = subject.client
-
-    def prop(served: Served) -> None:
-        outcome = runner.run(served)
-        truth = served.case.calls
-        if outcome["error"] is not None and any(call.error for call in truth):
-            return  # a malformed call reported as an error: client.malformed judges it
-        _completed(calls, served, outcome)
-        bad = frozenset(index for index, call in enumerate(truth) if call.error)
-        expected = truth_calls(truth)
-        found = _calls_difference(expected, outcome["calls"], bad)
-        if found and _calls_difference(expected, _ids_cut_back(expected, outcome["calls"]),
-                                       bad) is None:
-            raise _fail(calls, FIDELITY, f"the client reported {found}: the provider's id "
-                        "kept at its start, with more after it", served, outcome)
-        if found:
-            raise _fail(calls, SILENT_LOSS, f"the client reported {found}", served, outcome)
-
-    _check(calls, subject, lambda quirks: streams(runner.wire, quirks, min_calls=1), prop)
+    _one_request(calls, judge_calls,
+                 lambda runner, quirks: streams(runner.wire, quirks, min_calls=1))(subject)
 
 
 @clause(
@@ -235,63 +200,7 @@ def calls(subject: ClientSubject) -> None:
     applies=_served_wire, kind=CLIENT,
 )
 def text(subject: ClientSubject) -> None:
-    runner = subject.client
-
-    def prop(served: Served) -> None:
-        outcome = runner.run(served)
-        _completed(text, served, outcome)
-        if outcome["text"] != served.case.text:
-            raise _fail(text, SILENT_LOSS, f"the client reported the text "
-                        f"{show(outcome['text'])}, expected {show(served.case.text)}",
-                        served, outcome)
-
-    _check(text, subject, lambda quirks: streams(runner.wire, quirks), prop)
-
-
-def _nulls_as_absent(expected: Any, got: Any) -> tuple[Any, Any]:
-    """`expected` and `got` without the object keys that one side leaves out and the other
-    sets to null: an SDK model dumps every optional field it declares (null when unset),
-    the provider leaves it out; both mean the same. A null where a value is expected stays."""
-    if isinstance(expected, dict) and isinstance(got, dict):
-        mine = {k: v for k, v in expected.items() if not (v is None and k not in got)}
-        theirs = {k: v for k, v in got.items() if not (v is None and k not in expected)}
-        for key in mine.keys() & theirs.keys():
-            mine[key], theirs[key] = _nulls_as_absent(mine[key], theirs[key])
-        return mine, theirs
-    if isinstance(expected, list) and isinstance(got, list):
-        pairs = [_nulls_as_absent(e, g) for e, g in zip(expected, got)]
-        size = len(pairs)
-        return ([e for e, _ in pairs] + expected[size:], [g for _, g in pairs] + got[size:])
-    return expected, got
-
-
-def _without_malformed(value: Any, ids: frozenset) -> Any:
-    """`value` without the arguments (`input`, `arguments`) of the calls whose id is in
-    `ids`: arguments that are not a JSON object are client.malformed's to judge."""
-    if isinstance(value, dict):
-        if value.get("id") in ids or value.get("call_id") in ids:
-            value = {k: v for k, v in value.items() if k not in ("input", "arguments")}
-            if isinstance(value.get("function"), dict):  # OpenAI Chat: function.arguments
-                value["function"] = {k: v for k, v in value["function"].items()
-                                     if k != "arguments"}
-            return value
-        return {k: _without_malformed(v, ids) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_without_malformed(item, ids) for item in value]
-    return value
-
-
-def _without_empties(value: Any) -> Any:
-    """`value` with every object key whose value is null, `[]` or `""` left out, and every
-    list item left empty by that (a content block of `text: ""`): what tells a difference
-    of representation (`null`, `[]`, `""`, an absent key, an empty block) from one of
-    content."""
-    if isinstance(value, dict):
-        cleaned = {k: _without_empties(v) for k, v in value.items()}
-        return {k: v for k, v in cleaned.items() if v not in (None, [], "")}
-    if isinstance(value, list):
-        return [kept for kept in map(_without_empties, value) if kept != {}]
-    return value
+    _one_request(text, judge_text, lambda runner, quirks: streams(runner.wire, quirks))(subject)
 
 
 @clause(
@@ -316,28 +225,10 @@ def message(subject: ClientSubject) -> None:
 
     def prop(served: Served) -> None:
         outcome = runner.run(served)
-        if outcome["error"] is not None:
-            return  # client.calls and client.text judge an error; it leaves no message here
-        has = outcome["message"] is not None
-        if not exposes:
-            exposes.append(has)
-        if has != exposes[0]:
-            said = ("no message here, though it exposed one for an earlier stream" if not has
-                    else "a message here, though it exposed none for an earlier stream")
-            raise _fail(message, SILENT_LOSS, f"the client returned {said}: a null message "
-                        "then hides the one it assembled", served, outcome)
-        if not has:
-            return
-        ids = frozenset(call.id for call in served.case.calls if call.error and call.id)
-        expected, got = (_without_malformed(m, ids) for m in (served.case.message,
-                                                                outcome["message"]))
-        found = first_difference(*_nulls_as_absent(expected, got), json_numbers=True)
-        if found:
-            same = first_difference(_without_empties(expected), _without_empties(got),
-                                    json_numbers=True)
-            raise _fail(message, FIDELITY if same is None else SILENT_LOSS,  # the difference
-                        f"the client's message differs from stream=false: {same or found}",
-                        served, outcome)  # of content when there is one
+        if outcome["error"] is None and not exposes:
+            exposes.append(outcome["message"] is not None)
+        observation = observe(served, outcome, exposed_before=exposes[0] if exposes else None)
+        _raise(message, _judged(runner, served, judge_message, observation), observation)
 
     _check(message, subject, lambda quirks: streams(runner.wire, quirks), prop)
     if not exposes or not exposes[0]:  # no message on any stream, or only errors
@@ -345,12 +236,6 @@ def message(subject: ClientSubject) -> None:
 
 
 # -- byte cuts, phantom calls, malformed arguments -----------------------------------------
-def _without_call_ids(outcome: dict) -> dict:
-    """`outcome` with its calls' ids cleared: a client that invents an id for a call the
-    stream gave none (a random one per run) is judged on the rest."""
-    return {**outcome, "calls": [{**call, "id": None} for call in outcome["calls"]]}
-
-
 @clause(
     "client.byte-cuts",
     level="MUST",
@@ -370,22 +255,9 @@ def byte_cuts(subject: ClientSubject) -> None:
         whole = replace(served, pieces=(served.body,))
         at_once = runner.run(whole)
         in_pieces = runner.run(served)
-        if in_pieces != at_once:
-            again = runner.run(whole)
-            if again != at_once:  # the same whole body gives another outcome: ids it invents?
-                at_once, again, in_pieces = map(_without_call_ids, (at_once, again, in_pieces))
-                if again != at_once:
-                    raise _fail(byte_cuts, SILENT_LOSS, "the same whole body gives two different outcomes "
-                                "(beyond invented call ids): the cuts cannot be judged",
-                                served, again, whole_outcome=at_once)
-        if in_pieces != at_once:
-            key = next(k for k in ("calls", "text", "error", "message")
-                       if in_pieces[k] != at_once[k])
-            severity = CRASH if in_pieces["error"] is not None and at_once["error"] is None \
-                else SILENT_LOSS
-            raise _fail(byte_cuts, severity, f"cut into {len(served.pieces)} pieces the body gives "
-                        f"{key} {show(in_pieces[key])}; whole, {show(at_once[key])}",
-                        served, in_pieces, whole_outcome=at_once)
+        again = runner.run(whole) if in_pieces != at_once else None
+        observation = observe(served, in_pieces, whole_outcome=at_once, again_outcome=again)
+        _raise(byte_cuts, judge_byte_cuts(observation), observation)
 
     _check(byte_cuts, subject, lambda quirks: streams(runner.wire, quirks), prop)
 
@@ -399,15 +271,8 @@ def byte_cuts(subject: ClientSubject) -> None:
     applies=_served_wire, kind=CLIENT,
 )
 def no_phantom(subject: ClientSubject) -> None:
-    runner = subject.client
-
-    def prop(served: Served) -> None:
-        outcome = runner.run(served)
-        if outcome["calls"]:
-            raise _fail(no_phantom, SILENT_LOSS, f"the client reported {show(outcome['calls'])} from text "
-                        f"{show(served.case.text)}", served, outcome)
-
-    _check(no_phantom, subject, lambda quirks: prose_streams(runner.wire, quirks), prop)
+    _one_request(no_phantom, judge_no_phantom,
+                 lambda runner, quirks: prose_streams(runner.wire, quirks))(subject)
 
 
 @clause(
@@ -428,35 +293,16 @@ def no_phantom(subject: ClientSubject) -> None:
 )
 def malformed(subject: ClientSubject) -> None:
     runner = subject.client
-    # Anthropic's malformed calls are cut by max_tokens, which the stream itself reports
-    severity = STRICTNESS if runner.wire == "anthropic-messages" else SILENT_LOSS
 
     def prop(drawn: tuple) -> None:
         served, name, raw = drawn
-        outcome = runner.run(served)
-        if outcome["error"] is not None:
-            return
-        if runner.wire == "gemini":
-            if not any(isinstance(call["arguments"], str) for call in outcome["calls"]):
-                raise _fail(malformed, FALSE_SUCCESS, "the answer stopped with finishReason "
-                            f"MALFORMED_FUNCTION_CALL ({show(raw)}) and was reported as a "
-                            f"success: calls {show(outcome['calls'])}, text "
-                            f"{show(outcome['text'])}", served, outcome)
-            return
-        named = [call for call in outcome["calls"] if call["name"] == name]
-        if not named:
-            raise _fail(malformed, severity, f"the call {name!r} with arguments {show(raw)} "
-                        "was dropped", served, outcome)
-        if not any(isinstance(call["arguments"], str) for call in named):
-            shown = show([call["arguments"] for call in named])
-            raise _fail(malformed, severity, f"the call {name!r} with arguments {show(raw)} "
-                        f"was reported with arguments {shown}, expected the raw string or an "
-                        "error", served, outcome)
+        _checked(malformed, judge_malformed, runner, served,
+                 truth={"malformed_call": {"name": name, "raw": raw}})
 
     _check(malformed, subject, lambda quirks: malformed_streams(runner.wire, quirks), prop)
 
 
-# -- errors --------------------------------------------------------------------------------
+# -- errors and cut bodies -----------------------------------------------------------------
 @clause(
     "client.provider-error",
     level="MUST",
@@ -470,41 +316,12 @@ def malformed(subject: ClientSubject) -> None:
     applies=_served_wire, kind=CLIENT,
 )
 def provider_error(subject: ClientSubject) -> None:
-    runner = subject.client
-
-    def prop(served: Served) -> None:
-        outcome = runner.run(served)
-        if outcome["error"] is None:
-            raise _fail(provider_error, FALSE_SUCCESS, f"the stream ended in the provider "
-                        f"error {show(served.case.error)} but the client reported success",
-                        served, outcome)
-
-    _check(provider_error, subject, lambda quirks: error_streams(runner.wire, quirks), prop)
-
-
-def _cut_short(which: Clause, subject: ClientSubject, clean: bool) -> None:
-    """A body stopped before the wire's end signal must end in an error; a success is
-    false-success when it differs from the complete stream's outcome, else strictness."""
-    runner = subject.client
-    how = "the HTTP body ended cleanly" if clean else "the connection dropped"
-
-    def prop(served: Served) -> None:
-        outcome = runner.run(served)
-        if outcome["error"] is None:
-            same = _as_complete(served, outcome)
-            raise _fail(which, STRICTNESS if same else FALSE_SUCCESS,
-                        f"the body stopped after {len(served.body)} bytes, before the end "
-                        f"signal ({how}), and the client reported success with "
-                        f"{len(outcome['calls'])} call(s)"
-                        + (", the same as the complete stream gives" if same else ""),
-                        served, outcome)
-
-    _check(which, subject,
-           lambda quirks: truncated_streams(runner.wire, quirks, clean=clean), prop)
+    _one_request(provider_error, judge_provider_error,
+                 lambda runner, quirks: error_streams(runner.wire, quirks))(subject)
 
 
 _CUT_BUG = ("The end of the body taken as the end of the stream without checking `[DONE]`, "
-            "`message_stop`, `response.completed` or `done: true`.")
+            "`message_stop`, `response.completed`, `done: true` or `messageStop`.")
 
 
 @clause(
@@ -520,23 +337,51 @@ _CUT_BUG = ("The end of the body taken as the end of the stream without checking
     applies=_served_wire, kind=CLIENT,
 )
 def truncated(subject: ClientSubject) -> None:
-    _cut_short(truncated, subject, clean=False)
+    _one_request(truncated, judge_truncated,
+                 lambda runner, quirks: truncated_streams(runner.wire, quirks))(subject)
+
+
+def _has_end_event(which: Clause, subject: ClientSubject) -> None:
+    """A wire without an end event says so: a clean end there cannot be told from the end."""
+    if subject.client.wire in NO_END_EVENT:
+        raise ClauseNotApplicable(which.id, f"n/a: {NO_END_EVENT[subject.client.wire]}")
 
 
 @clause(
     "client.early-end",
     level="SHOULD",
-    meaning="A body that ends cleanly at the HTTP level but before the wire's end signal "
-            "(as when a server's stream dies behind a proxy that closes the response) is an "
-            "error, never a completed run of calls with partial arguments. A success with "
-            "exactly what the complete stream gives is a strictness note.",
+    meaning="A body that ends cleanly at the HTTP level between two events, before the wire's "
+            "end signal (as when a server's stream dies behind a proxy that closes the "
+            "response), is best reported as an error. Whether a client checks the end signal "
+            "is its contract: a success is a contract note (\"accepts a cleanly cut stream\"), "
+            "which a library's own promise to detect an incomplete answer makes a bug. A wire "
+            "without an end event (Gemini) is n/a.",
     failure_means="A server that stopped mid-answer looks like a finished answer: partial "
                   "arguments are run, half a reply is shown as the whole one.",
     typical_bug=_CUT_BUG,
     applies=_served_wire, kind=CLIENT,
 )
 def early_end(subject: ClientSubject) -> None:
-    _cut_short(early_end, subject, clean=True)
+    _has_end_event(early_end, subject)
+    _one_request(early_end, judge_early_end,
+                 lambda runner, quirks: cut_streams(runner.wire, quirks, inside=False))(subject)
+
+
+@clause(
+    "client.partial-event",
+    level="SHOULD",
+    meaning="A body that ends cleanly inside an event (a torn SSE event or NDJSON line, a "
+            "partial event-stream frame) is best reported as an error: a framing error, "
+            "judged apart from a clean cut between events. A success is a contract note. A "
+            "wire without an end event (Gemini) is n/a.",
+    failure_means="A stream torn mid-event looks like a finished answer.",
+    typical_bug="A torn last event or frame dropped silently at the end of the body.",
+    applies=_served_wire, kind=CLIENT,
+)
+def partial_event(subject: ClientSubject) -> None:
+    _has_end_event(partial_event, subject)
+    _one_request(partial_event, judge_partial_event,
+                 lambda runner, quirks: cut_streams(runner.wire, quirks, inside=True))(subject)
 
 
 @clause(
@@ -555,12 +400,7 @@ def http_error(subject: ClientSubject) -> None:
 
     def prop(drawn: tuple) -> None:
         served, provider_message = drawn
-        outcome = runner.run(served)
-        if outcome["error"] is None or provider_message not in outcome["error"]:
-            success = outcome["error"] is None
-            got = "success" if success else f"the error {show(outcome['error'])}"
-            raise _fail(http_error, FALSE_SUCCESS if success else FIDELITY,
-                        f"HTTP {served.status} with the message {provider_message!r} gave "
-                        f"{got}", served, outcome)
+        _checked(http_error, judge_http_error, runner, served,
+                 truth={"provider_message": provider_message})
 
     _check(http_error, subject, lambda quirks: http_errors(runner.wire), prop)

@@ -21,9 +21,9 @@ LEVELS = ("MUST", "SHOULD")
 # What a clause certifies: an extraction strategy, a client, or an engine's tool parser.
 KINDS = ("strategy", "client", "parser")
 #: How bad a client failure is (docs/clauses.md, "Severities"). The first three are bugs a
-#: maintainer accepts and fail a certification; the last two are notes unless `--strict`.
-SEVERITIES = ("crash", "silent-loss", "false-success", "strictness", "fidelity")
-NOTE_SEVERITIES = frozenset({"strictness", "fidelity"})
+#: maintainer accepts and fail a certification; the last three are notes unless `--strict`.
+SEVERITIES = ("crash", "silent-loss", "false-success", "strictness", "fidelity", "contract")
+NOTE_SEVERITIES = frozenset({"strictness", "fidelity", "contract"})
 
 
 @dataclass
@@ -96,24 +96,28 @@ class ClauseFailure(AssertionError):
     `case` is the counterexample (a `Case`, or a dict describing it) that reports print;
     `severity` says how bad a client clause's failure is (one of `SEVERITIES`), None for a
     strategy clause's; `others` holds the failures a client clause found after this one,
-    searching without the quirks of the counterexamples before (one per cause).
+    searching without the quirks of the counterexamples before (one per cause); `note`
+    True makes a bug's severity a note (a client agreeing with its own stream=false answer,
+    a shape no real server is shown to send).
     """
 
-    def __init__(self, clause_id: str, reason: str, case: Any = None, severity: str | None = None):
+    def __init__(self, clause_id: str, reason: str, case: Any = None, severity: str | None = None,
+                 note: bool | None = None):
         if severity is not None and severity not in SEVERITIES:
             raise ValueError(f"clause {clause_id}: severity must be one of {SEVERITIES}, got {severity!r}")
         self.clause_id = clause_id
         self.reason = reason
         self.case = case
         self.severity = severity
+        self.note = note
         self.others: tuple[ClauseFailure, ...] = ()  # failures of other causes, same clause
         super().__init__(f"[{clause_id}] {reason}")
 
     @property
     def is_note(self) -> bool:
-        """A strictness or fidelity failure: reported, but no certification fails on it
-        unless `--strict`."""
-        return self.severity in NOTE_SEVERITIES
+        """A strictness, fidelity or contract failure, or one its check made a note:
+        reported, but no certification fails on it unless `--strict`."""
+        return self.severity in NOTE_SEVERITIES if self.note is None else self.note
 
 
 class ClauseNotApplicable(Exception):
@@ -144,9 +148,10 @@ class Clause:
         if self.kind not in KINDS:
             raise ValueError(f"clause {self.id}: kind must be one of {KINDS}")
 
-    def fail(self, reason: str, case: Any = None, severity: str | None = None) -> ClauseFailure:
+    def fail(self, reason: str, case: Any = None, severity: str | None = None,
+             note: bool | None = None) -> ClauseFailure:
         """The exception to raise from `check`: `raise clause.fail(...)`."""
-        return ClauseFailure(self.id, reason, case, severity)
+        return ClauseFailure(self.id, reason, case, severity, note)
 
 
 CLAUSES: dict[str, Clause] = {}

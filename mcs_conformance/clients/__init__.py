@@ -12,7 +12,7 @@ May import: `mcs_reference`, `mcs_conformance.base`, `mcs_conformance.wires`,
 """
 from __future__ import annotations
 
-from mcs_conformance.clients._cases import (cut_points, error_streams, http_errors,
+from mcs_conformance.clients._cases import (cut_points, cut_streams, error_streams, http_errors,
                                             malformed_streams, prose_streams, streams,
                                             truncated_streams)
 from mcs_conformance.clients._harness import (PROTOCOL_VERSION, HarnessCaseError, HarnessClient,
@@ -37,6 +37,6 @@ __all__ = [
     "ProviderServer", "Served", "draw_served", "serve", "serve_command", "served_error",
     "served_stream", "split_at",
     # generators of served cases, one per situation a client clause checks
-    "cut_points", "error_streams", "http_errors", "malformed_streams", "prose_streams",
+    "cut_points", "cut_streams", "error_streams", "http_errors", "malformed_streams", "prose_streams",
     "streams", "truncated_streams",
 ]

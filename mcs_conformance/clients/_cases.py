@@ -21,8 +21,8 @@ from mcs_conformance.wires import (HTTP_STATUSES, Case, body_quirk_sets, case_of
                                    shape_options, with_text)
 from mcs_conformance.clients._served import Served, served_error, served_stream
 
-__all__ = ["cut_points", "error_streams", "http_errors", "malformed_streams", "prose_streams",
-           "streams", "truncated_streams"]
+__all__ = ["cut_points", "cut_streams", "error_streams", "http_errors", "malformed_streams",
+           "prose_streams", "streams", "truncated_streams"]
 
 MAX_CUTS = 12
 MAX_CHARACTER_CUTS = 64
@@ -99,39 +99,51 @@ def _terminal_end(case: Case, body_quirks: frozenset) -> int:
 
 
 def _boundaries(case: Case, body_quirks: frozenset, whole: bytes, end: int) -> list[int]:
-    """Where one event ends and the next begins, up to `end`: after each line of a text
-    body, after each frame of a binary one (a cut there leaves no torn event to notice)."""
-    if case.wire != "bedrock-converse":
-        return [index + 1 for index in range(end) if whole[index] == 0x0A]
-    ends = [len(frame_body(case.wire, case.chunks[:count], quirks=body_quirks))
-            for count in range(1, len(case.chunks) + 1)]
-    return [offset for offset in ends if offset <= end]
+    """Where one event ends and the next begins, up to `end` (0 among them): after each blank
+    line of an SSE body, each line of an NDJSON one, each frame of a binary one. A body cut
+    there holds only whole events: nothing torn tells the client something is off."""
+    if case.wire == "bedrock-converse":
+        ends = [len(frame_body(case.wire, case.chunks[:count], quirks=body_quirks))
+                for count in range(1, len(case.chunks) + 1)]
+    elif case.wire == "ollama-chat":
+        ends = [index + 1 for index in range(end) if whole[index] == 0x0A]
+    else:
+        ends = [index + 1 for index in range(1, end) if whole[index] == 0x0A and (
+            whole[index - 1] == 0x0A or whole[index - 2:index] == b"\n\r")]
+    return [0] + [offset for offset in ends if offset <= end]
 
 
 @st.composite
-def _truncated(draw: Callable, case: Case, quirks: frozenset | None, clean: bool) -> Served:
+def _cut(draw: Callable, case: Case, quirks: frozenset | None, how: str) -> Served:
+    """`case` with its body stopped before the end signal: `drop` anywhere, the connection
+    dropped; `between` two events, or `inside` one, the HTTP body ended cleanly."""
     body_quirks = draw(body_quirk_sets(case.wire, quirks))
     end = _terminal_end(case, body_quirks)
     whole = frame_body(case.wire, case.chunks, quirks=body_quirks)
-    # Anywhere (shrinks toward late cuts), or just after a line, as when a proxy drops the
-    # connection between two events: no torn line then tells the client something is off,
-    # and a drawn integer seldom lands there.
-    anywhere = st.integers(0, end).map(lambda back: end - back)
     between = _boundaries(case, body_quirks, whole, end)
-    keep = draw(st.one_of(anywhere, st.sampled_from(between)) if between else anywhere)
-    body = whole[:keep]
-    cuts = draw(cut_points(body))
+    if how == "between":
+        keep = draw(st.sampled_from(between[::-1]))  # shrinks toward the latest boundary
+    else:  # anywhere (inside: but a boundary); shrinks toward late cuts
+        keep = draw(st.integers(0, end).map(lambda back: end - back)
+                    .filter(lambda at: how == "drop" or at not in between))
+    cuts = draw(cut_points(whole[:keep]))
     served = served_stream(case, body_quirks=body_quirks, cuts=cuts, keep=keep)
-    return replace(served, complete=True) if clean else served
+    return served if how == "drop" else replace(served, complete=True)
 
 
-def truncated_streams(wire: str, quirks: frozenset | None, *,
-                      clean: bool = False) -> st.SearchStrategy[Served]:
-    """Streams with a call whose body stops before the wire's end signal: the connection
-    dropped (an unfinished chunked body), or with `clean` the HTTP body ended properly and
-    only the wire's end signal is missing."""
+def truncated_streams(wire: str, quirks: frozenset | None) -> st.SearchStrategy[Served]:
+    """Streams with a call whose connection drops before the wire's end signal (an
+    unfinished chunked body)."""
     return get_wire(wire).cases(quirks=quirks, min_calls=1, **shape_options(wire, quirks)).flatmap(
-        lambda case: _truncated(case, quirks, clean))
+        lambda case: _cut(case, quirks, "drop"))
+
+
+def cut_streams(wire: str, quirks: frozenset | None, *, inside: bool) -> st.SearchStrategy[Served]:
+    """Streams with a call whose HTTP body ends cleanly before the wire's end signal:
+    between two events, or with `inside` in the middle of one (a torn SSE event or line, a
+    partial frame)."""
+    return get_wire(wire).cases(quirks=quirks, min_calls=1, **shape_options(wire, quirks)).flatmap(
+        lambda case: _cut(case, quirks, "inside" if inside else "between"))
 
 
 def http_errors(wire: str) -> st.SearchStrategy[tuple[Served, str]]:

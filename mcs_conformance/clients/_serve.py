@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, Phase, given, seed as fixed_seed, settings
 from hypothesis import strategies as st
 
 from mcs_conformance.wires import NATIVE_WIRES, parse_quirks
-from mcs_conformance.clients._cases import error_streams, http_errors, streams, truncated_streams
+from mcs_conformance.clients._cases import (cut_streams, error_streams, http_errors, streams,
+                                            truncated_streams)
 from mcs_conformance.clients._served import Served
 from mcs_conformance.clients._server import ProviderServer
 
@@ -27,8 +28,9 @@ def _kinds(wire: str, quirks: frozenset | None) -> st.SearchStrategy[tuple[str, 
         st.tuples(st.just("stream with calls"), streams(wire, quirks, min_calls=1)),
         st.tuples(st.just("provider error"), error_streams(wire, quirks)),
         st.tuples(st.just("connection dropped before the end"), truncated_streams(wire, quirks)),
-        st.tuples(st.just("body ended before the end signal"),
-                  truncated_streams(wire, quirks, clean=True)),
+        st.tuples(st.just("body ended between two events before the end signal"),
+                  cut_streams(wire, quirks, inside=False)),
+        st.tuples(st.just("body ended inside an event"), cut_streams(wire, quirks, inside=True)),
         st.tuples(st.just("HTTP error"), http_errors(wire).map(lambda drawn: drawn[0])),
     )
 

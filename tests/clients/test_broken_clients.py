@@ -28,6 +28,9 @@ def _subject(target: str, wire: str) -> tuple[ClientSubject, ClientRunner]:
 
 def test_there_are_enough_broken_clients_and_every_client_clause_flags_one():
     assert len(BROKEN) >= 8, BROKEN
+    evidences = {getattr(importlib.import_module(f"broken_clients.{name}"), "EVIDENCE", None)
+                 for name in BROKEN}
+    assert {"self", "provider"} <= evidences  # the twin tells a bug from a contract choice
     caught = {importlib.import_module(f"broken_clients.{name}").CAUGHT_BY for name in BROKEN}
     assert caught == {c.id for c in CLIENT_CLAUSES}
     severities = {importlib.import_module(f"broken_clients.{name}").SEVERITY for name in BROKEN}
@@ -46,6 +49,11 @@ def test_broken_client_is_flagged_by_its_clause(name, kit_profile):
     failure = failed.value
     assert failure.clause_id == module.CAUGHT_BY
     assert failure.severity == module.SEVERITY, failure.reason
+    evidence = getattr(module, "EVIDENCE", None)  # a client asked its stream=false answer
+    if evidence is not None:
+        assert failure.case["judgment"]["evidence"] == evidence, failure.reason
+        assert "twin_outcome" in failure.case
+        assert failure.is_note == (evidence == "provider")
     assert "quirks: " in failure.reason  # "fails only on vLLM-style streams" reads as such
     assert isinstance(failure.case["quirks"], list) and failure.case["pieces"]
 

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from mcs_conformance.clauses import ClauseFailure, CLAUSES, ClientSubject, first_difference
-from mcs_conformance.clauses._client import _calls_difference
+from mcs_conformance.clauses._client_rules import outcome_calls_difference as _calls_difference
 from mcs_conformance.clients import ClientRunner
 from mcs_conformance.targets import load_client
 from mcs_conformance.wires import get_wire

@@ -152,7 +152,7 @@ NODE_VERDICTS = {  # openai 6.49.0 on openai-chat, dev profile, seed 0, every qu
     "client.calls": "failed", "client.text": "failed", "client.message": "failed",
     "client.byte-cuts": "passed", "client.no-phantom": "passed", "client.malformed": "passed",
     "client.provider-error": "passed", "client.truncated": "passed", "client.http-error": "passed",
-    "client.early-end": "passed",
+    "client.early-end": "passed", "client.partial-event": "passed",
 }
 
 
