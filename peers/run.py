@@ -1,19 +1,25 @@
-"""Certify every peer on every wire it declares, twice (quirks none and all), confirm each
-failure alone, keep its stream, write peers/results.json and regenerate docs/peers.md.
+"""Run the peer matrix: certify every peer on every wire it declares, keep what each cell saw
+as observations, and derive docs/peers.md from them and the causes people wrote.
 
-    python peers/run.py [--only NAME ...] [--profile P] [--jobs N] [--no-speed]
-    python peers/run.py --page            # only re-render docs/peers.md from results.json
+    python peers/run.py [--only NAME ...] [--wire W] [--mode M] [--profile P] [--jobs N]
+    python peers/run.py --page                  # judge the saved observations again; rewrite
+                                                # docs/peers.md and the issue texts (no library needed)
+    python peers/run.py --check                 # the same, and exit 1 on a broken rule
     python peers/run.py --speed-only [--only NAME ...]
-    python peers/run.py --confirm peers/findings/<peer>/<wire>/<entry>.sse
-    python peers/run.py --repros [--only NAME ...]   # rewrite each finding's standalone repro
+    python peers/run.py --confirm peers/observations/<peer>/cases/<id>.json
+    python peers/run.py --only NAME --out DIR   # one CI job: observations under DIR
+    python peers/run.py --merge DIR [DIR ...]   # take the jobs' observations in, then --page
 
-Run it with the project's environment (`.venv/bin/python peers/run.py`); every peer gets
-its own under `.peers/<name>/`, installed here when missing. See docs/peers.md, "Method".
+A run resumes: a cell saved at the same library version, kit, profile and seed is not run
+again (`--force` runs it). A cell that fails or hangs is saved as such and loses no other.
+Run it with the project's environment (`.venv/bin/python peers/run.py`); every peer gets its
+own under `.peers/<name>/`, installed here when missing. See docs/peers.md.
 """
 from __future__ import annotations
 
 import argparse
-import subprocess
+import json
+import shutil
 import sys
 import tempfile
 import time
@@ -21,10 +27,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from matrix import catalog, certifying, findings, page, repros, results, speed  # noqa: E402
+from matrix import catalog, issues, judging, observations, observing, page, speed  # noqa: E402
 
 DOCS_PAGE = catalog.REPO / "docs" / "peers.md"
-FINDINGS = catalog.PEERS / "findings"
+SPEED = catalog.PEERS / "speed.json"
 LOGS = catalog.ENVS / "_logs"
 
 
@@ -35,10 +41,9 @@ def say(text: str) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="peers/run.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="run only this peer (repeatable; they run in this order)")
+                        help="run only this peer (repeatable)")
     parser.add_argument("--wire", action="append", default=[], metavar="WIRE",
-                        help="run only this wire's cells (repeatable); the peer's other rows "
-                             "and findings stay as they are")
+                        help="run only this wire's cells (repeatable)")
     parser.add_argument("--mode", action="append", default=[], metavar="MODE",
                         help="run only this mode: none (the provider's own shape) or a server "
                              "profile's name (repeatable)")
@@ -46,136 +51,94 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--server-profile", metavar="P",
                         help="the kit's profile for the server-profile runs (default: --profile)")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
-    parser.add_argument("--jobs", type=int, default=2, help="certifications at once (default: 2)")
+    parser.add_argument("--jobs", type=int, default=2, help="cells at once (default: 2)")
+    parser.add_argument("--force", action="store_true",
+                        help="run cells again even when saved at the same version and kit")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="write observations under DIR (a CI job's), not peers/observations")
     parser.add_argument("--no-speed", action="store_true", help="skip the speed column")
     parser.add_argument("--speed-only", action="store_true",
                         help="only measure the speed column of the chosen peers")
-    parser.add_argument("--page", action="store_true", help="only re-render docs/peers.md")
-    parser.add_argument("--confirm", type=Path, metavar="PATH",
-                        help="replay one saved finding through its peer's harness")
-    parser.add_argument("--repros", action="store_true",
-                        help="only rewrite the standalone repro of every saved finding")
+    parser.add_argument("--page", action="store_true",
+                        help="only judge the saved observations again and rewrite the page")
+    parser.add_argument("--check", action="store_true",
+                        help="judge the saved observations again; exit 1 on a broken rule or "
+                             "a stale page")
+    parser.add_argument("--confirm", type=Path, metavar="CASE",
+                        help="replay one saved observation through its peer's harness")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="DIR",
+                        help="take in observation folders written with --out, then --page")
     return parser
 
 
-def confirm_entry(path: Path) -> int:
-    """Replay a saved finding alone; exit 0 when it fails the same clause again."""
-    peer = catalog.load_peer(catalog.PEERS / path.resolve().relative_to(FINDINGS).parts[0])
-    clause, evidence = findings.evidence_of_entry(path)
-    again = findings.confirm(peer.command(), clause, evidence)
-    say(f"{path}: {peer.name} {'fails ' + clause + ' again' if again else 'no longer fails ' + clause}")
-    return 0 if again else 1
-
-
-def write_repros(names: list[str]) -> int:
-    """Rewrite the repro of every saved finding (of the named peers); 1 if one cannot be."""
-    folders = [FINDINGS / name for name in names] if names else [FINDINGS]
-    written, problems = [], []
-    for folder in folders:
-        done, failed = repros.write_all(folder)
-        written, problems = written + done, problems + failed
-    say(f"wrote {len(written)} repro(s) under {FINDINGS.relative_to(catalog.REPO)}")
-    for problem in problems:
-        say(f"  no repro: {problem}")
-    return 1 if problems else 0
-
-
+# -- one cell --------------------------------------------------------------------------------
 def _profile_of(mode: str, args) -> str:
-    """The kit's profile of a run: `--server-profile` for a server profile's, if given."""
     return args.profile if mode == "none" else (args.server_profile or args.profile)
 
 
-def _cell_rows(peer: catalog.Peer, version: str, cell: certifying.Cell, args) -> dict:
-    row = {"peer": peer.name, "version": version, "language": peer.language,
-           "library": peer.library, "homepage": peer.homepage, "wire": cell.wire,
-           "quirks": cell.quirks, "status": "run" if cell.problem is None else "could not run",
-           "problem": cell.problem, "profile": _profile_of(cell.quirks, args), "seed": args.seed,
-           "verdicts": cell.verdicts, "findings": [], "unconfirmed": [], "seconds": cell.seconds}
-    causes: dict[str, int] = {}
-    for clause, reason, evidence, severity in cell.failures:
-        if not isinstance(evidence, dict) or "pieces" not in evidence:
-            row["unconfirmed"].append(clause)  # nothing to replay: not a finding
-            continue
-        if not findings.confirm(peer.command(), clause, evidence):
-            say(f"  {peer.name} {cell.wire} {cell.quirks}: {clause} did not fail again alone")
-            row["unconfirmed"].append(clause)
-            continue
-        causes[clause] = causes.get(clause, 0) + 1
-        corpus, note = findings.save(FINDINGS / peer.name, peer=peer.name, version=version,
-                                     clause=clause, quirks_mode=cell.quirks,
-                                     evidence=evidence, reason=reason, severity=severity,
-                                     cause=causes[clause])
-        row["findings"].append({"clause": clause, "quirks": sorted(evidence.get("quirks", [])),
-                                "corpus": corpus, "reason": reason, "note": note,
-                                "severity": severity})
-    return row
+def _saved_current(peer: catalog.Peer, wire: str, mode: str, args, root: Path) -> bool:
+    """Whether the cell is saved from a run at the same version, kit, profile and seed."""
+    path = observations.cell_path(peer.name, wire, mode, root)
+    if args.force or not path.exists():
+        return False
+    data = json.loads(path.read_text("utf-8"))
+    return (data.get("status") == "run" and data.get("pinned") == peer.pinned()
+            and data.get("kit") == observing.kit_fingerprint()
+            and data.get("profile") == _profile_of(mode, args) and data.get("seed") == args.seed)
 
 
-def _mode_of(name: str, wire: str) -> str:
-    """The mode of a saved finding's file, `<clause>--<wire>--quirks-<mode>[--N].<ext>`."""
-    return name.split(f"--{wire}--quirks-", 1)[1].split(".")[0].split("--")[0]
-
-
-def _placeholder(peer: catalog.Peer, version: str, wire: str, quirks: str, status: str,
-                 problem: str | None) -> dict:
-    return {"peer": peer.name, "version": version, "language": peer.language,
-            "library": peer.library, "homepage": peer.homepage, "wire": wire,
-            "quirks": quirks, "status": status, "problem": problem, "verdicts": {},
-            "findings": [], "seconds": 0}
-
-
-def run_peer(peer: catalog.Peer, args, pool: ThreadPoolExecutor, work: Path) -> list:
-    """Install, probe, certify in the pool; returns futures of rows (or rows)."""
-    problem = catalog.install(peer, LOGS / f"{peer.name}.log") or certifying.start_problem(peer)
+def run_peer(peer: catalog.Peer, args, pool: ThreadPoolExecutor, work: Path, root: Path) -> list:
+    """Install the peer, then submit each of its cells that is not saved current."""
+    problem = catalog.install(peer, LOGS / f"{peer.name}.log")
     if problem:
-        say(f"{peer.name}: cannot run: {problem}")
-        return [_placeholder(peer, peer.pinned(), w, q, "could not run", problem)
-                for w in peer.wires for q in catalog.modes_of(w)]
+        say(f"{peer.name}: cannot install: {problem}")
+        return []
     jobs = []
     for wire in peer.wires:
         if args.wire and wire not in args.wire:
             continue
-        modes = [mode for mode in catalog.modes_of(wire) if not args.mode or mode in args.mode]
-        for stale in (FINDINGS / peer.name / wire).glob(f"*--{wire}--quirks-*"):
-            if _mode_of(stale.name, wire) in modes:  # the cells about to run, and only those
-                stale.unlink()
-        implementation, exposes = certifying.probe(peer, wire)
-        version = implementation["version"]
-        for quirks in modes:
-            out = work / f"{peer.name}-{wire}-{quirks}"
+        for mode in catalog.modes_of(wire):
+            if args.mode and mode not in args.mode:
+                continue
+            if _saved_current(peer, wire, mode, args, root):
+                say(f"{peer.name} {wire} {mode}: saved at this version and kit (--force runs it)")
+                continue
 
-            def job(wire=wire, quirks=quirks, out=out, version=version, exposes=exposes):
-                cell = certifying.certify(peer, wire, quirks, profile=_profile_of(quirks, args),
-                                          seed=args.seed, out=out, exposes_message=exposes)
-                row = _cell_rows(peer, version, cell, args)
-                bad = [c for c, v in row["verdicts"].items() if v in ("failed", "errored")]
-                say(f"{peer.name} {version} {wire} quirks {quirks}: {cell.seconds:g} s, "
-                    f"{'; '.join(bad) or 'nothing failed'}"
-                    + (f" (could not run: {cell.problem})" if cell.problem else ""))
-                return row
+            def job(wire=wire, mode=mode):
+                cell, found = observing.observe(peer, wire, mode, profile=_profile_of(mode, args),
+                                                seed=args.seed, out=work / f"{peer.name}-{wire}-{mode}",
+                                                say=say)
+                observations.save_cell(cell, found, root)
+                failed = sorted(c for c, e in cell.clauses.items() if e.get("observations"))
+                say(f"{peer.name} {cell.data.get('version')} {wire} {mode}: "
+                    f"{cell.data['seconds']:g} s, "
+                    + (f"could not run: {cell.data['problem']}" if cell.data["problem"] else
+                       f"{len(found)} observation(s){': ' + ', '.join(failed) if failed else ''}"))
+                return cell
 
             jobs.append(pool.submit(job))
     return jobs
 
 
-def snapshot(peer: str) -> None:
-    """The reference's snapshots of the peer's saved streams (pytest --mcs-corpus)."""
-    folder = FINDINGS / peer
-    if not folder.is_dir():
-        return
-    subprocess.run([sys.executable, "-m", "pytest", f"--mcs-corpus={folder}", "--snapshot-update",
-                    "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0"],
-                   cwd=catalog.REPO, capture_output=True)
+def run_matrix(chosen: list[catalog.Peer], args, root: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="mcs-peers-") as work, \
+            ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [future for peer in chosen for future in run_peer(peer, args, pool, Path(work), root)]
+        for future in as_completed(futures):
+            try:
+                future.result()
+            except Exception as exc:  # one cell's failure loses no other cell
+                say(f"a cell could not finish: {type(exc).__name__}: {exc}")
 
 
-def add_speed(rows: list[dict], peers: list[catalog.Peer]) -> None:
-    """The speed column: each peer on its first wire, over the reference's time there; the
-    reference's own rows carry its timings on each wire (ratio 1 by definition)."""
-    reference = next((p for p in catalog.load_peers() if p.name == catalog.REFERENCE), None)
-    if reference is None:
-        return
+# -- speed -----------------------------------------------------------------------------------
+def add_speed(chosen: list[catalog.Peer]) -> None:
+    """The speed column: each peer on its first wire over the reference's time there (the
+    reference's own entries are its timings against themselves)."""
+    saved = json.loads(SPEED.read_text("utf-8")) if SPEED.exists() else {}
+    reference = next(p for p in catalog.load_peers() if p.name == catalog.REFERENCE)
     base: dict[str, dict] = {}
-    for peer in peers:
+    for peer in chosen:
         wires = reference.wires if peer.name == reference.name else peer.wires[:1]
         for wire in wires:
             if wire not in base:
@@ -183,79 +146,119 @@ def add_speed(rows: list[dict], peers: list[catalog.Peer]) -> None:
             entry = speed.own(wire, base[wire]) if peer.name == reference.name \
                 else speed.measure(peer, wire, base[wire])
             say(f"{peer.name} speed on {wire}: {entry}")
-            for row in rows:
-                if row["peer"] == peer.name and (row["wire"] == wire or len(wires) == 1):
-                    row["speed"] = entry
+            saved.setdefault(peer.name, {})[wire] = entry
+    SPEED.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n", "utf-8")
 
 
-def publish(rows: list[dict], peers: list[catalog.Peer]) -> list[dict]:
-    """Add "not run" rows for peers without any, sort, write results.json and the page."""
-    known = {row["peer"] for row in rows}
-    rows = rows + [_placeholder(peer, peer.pinned(), wire, quirks, "not run", None)
-                   for peer in peers if peer.name not in known
-                   for wire in peer.wires for quirks in catalog.modes_of(wire)]
-    order = {peer.name: index for index, peer in enumerate(peers)}
-    rows.sort(key=lambda r: (order.get(r["peer"], len(order)), r["wire"], r["quirks"] != "none"))
-    results.save(rows)
-    DOCS_PAGE.write_text(page.page(rows, results.load_notes()), "utf-8")
-    return rows
+# -- deriving the page -------------------------------------------------------------------------
+def said_of() -> dict[str, dict]:
+    """Per peer: its summary line and speed paragraph (causes file), and its speed figures."""
+    said = judging.summaries()
+    figures = json.loads(SPEED.read_text("utf-8")) if SPEED.exists() else {}
+    for peer, by_wire in figures.items():
+        entry = next(iter(by_wire.values()), None)
+        if entry and entry.get("ratio") is not None:
+            growth = f", growth {entry['growth']:.2g}" if entry.get("growth") else ""
+            figure = f"×{entry['ratio']:.2g} the reference's time on {entry['wire']}{growth}"
+            paragraph = said.get(peer, {}).get("speed")
+            said.setdefault(peer, {})["speed"] = figure + (f"; {paragraph}" if paragraph else ".")
+    return said
 
 
-def run_matrix(chosen: list[catalog.Peer], peers: list[catalog.Peer], rows: list[dict],
-               args) -> list[dict]:
-    """Certify the chosen peers; results.json and the page are rewritten as each cell ends,
-    so an interrupted run keeps what it finished."""
-    with tempfile.TemporaryDirectory(prefix="mcs-peers-") as work, \
-            ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        owner, left = {}, {}
-        for peer in chosen:
-            for item in run_peer(peer, args, pool, Path(work)):
-                if isinstance(item, dict):
-                    rows = results.merged(rows, [item])
-                else:
-                    owner[item] = peer.name
-                    left[peer.name] = left.get(peer.name, 0) + 1
-        rows = publish(rows, peers)
-        for future in as_completed(owner):
-            try:
-                rows = publish(results.merged(rows, [future.result()]), peers)
-            except Exception as exc:  # one cell's failure loses no other cell's row
-                say(f"{owner[future]}: a cell could not finish: {type(exc).__name__}: {exc}")
-            left[owner[future]] -= 1
-            if not left[owner[future]]:
-                snapshot(owner[future])
-    return rows
+def publish(check_only: bool = False) -> int:
+    """Judge every saved observation again; write (or, with `check_only`, compare) the page
+    and the issue texts; 1 when a rule is broken or the page is stale."""
+    matrix = judging.derive()
+    broken = judging.problems(matrix)
+    text = page.render(matrix, said_of())
+    if check_only:
+        stale = DOCS_PAGE.read_text("utf-8") != text
+        if stale:
+            broken.append("docs/peers.md differs from what the saved observations give: "
+                          "python peers/run.py --page")
+        for cause_issue in _issue_texts(matrix):
+            path, wanted = cause_issue
+            if not path.exists() or path.read_text("utf-8") != wanted:
+                broken.append(f"{path.relative_to(catalog.REPO)} is stale: python peers/run.py --page")
+    else:
+        DOCS_PAGE.write_text(text, "utf-8")
+        issues.write_issues(matrix)
+        unread = sum(1 for f in matrix.failures if f.mark == "?")
+        say(f"wrote {DOCS_PAGE.relative_to(catalog.REPO)}: {len(matrix.cells)} cells, "
+            f"{len(matrix.failures)} failures, {unread} not yet read")
+    for problem in broken:
+        say(f"problem: {problem}")
+    return 1 if broken else 0
+
+
+def _issue_texts(matrix: judging.Matrix) -> list[tuple[Path, str]]:
+    return [(issues.issue_path(cause), issues.issue_text(matrix, cause))
+            for causes in matrix.causes.values() for cause in causes
+            if cause.verdict == "bug" and cause.repro and (catalog.REPO / cause.repro).is_file()
+            and any(f.cause is cause for f in matrix.failures)]
+
+
+def confirm_case(path: Path) -> int:
+    """Replay one saved observation alone; exit 0 when the peer gives the same outcome."""
+    parts = path.resolve().relative_to(observations.ROOT).parts
+    peer = catalog.load_peer(catalog.PEERS / parts[0])
+    saved = observations.load_observation(parts[0], path.stem)
+    clause = next((clause for cell in observations.load_cells(peer=parts[0])
+                   for clause, entry in cell.clauses.items()
+                   if path.stem in entry.get("observations", ())), "client.calls")
+    again = observing.confirm(peer.command(), clause, saved)
+    say(f"{path}: {peer.name} {'gives the same outcome again' if again else 'no longer does'}")
+    return 0 if again else 1
+
+
+def merge(folders: list[Path], root: Path = observations.ROOT) -> None:
+    """Take in the observations of per-peer jobs (`--out DIR`): the cells they ran replace
+    the saved ones, the others stay."""
+    for folder in folders:
+        for peer in sorted(p for p in folder.iterdir() if p.is_dir()):
+            target = root / peer.name
+            for cell in sorted(peer.glob("*/*.json")):
+                if cell.parent.name in ("cases", "bodies"):
+                    continue
+                relative = cell.relative_to(peer)
+                (target / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(cell, target / relative)
+            for kind in ("cases", "bodies"):
+                for item in sorted((peer / kind).glob("*")):
+                    (target / kind).mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(item, target / kind / item.name)
+            observations.prune(peer.name, root)
+            say(f"merged {peer.name} from {folder}")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.confirm:
-        return confirm_entry(args.confirm)
+        return confirm_case(args.confirm)
+    if args.merge:
+        merge(args.merge)
+        return publish()
+    if args.page or args.check:
+        return publish(check_only=args.check)
     peers = catalog.load_peers()
     unknown = set(args.only) - {peer.name for peer in peers}
     if unknown:
         print(f"peers/run.py: error: --only {', '.join(sorted(unknown))}: no such peer in "
               f"{catalog.PEERS}", file=sys.stderr)
         return 2
-    if args.repros:
-        return write_repros(args.only)
-    rows = [row for row in results.load() if row.get("status") != "not run"
-            and row["quirks"] in catalog.modes_of(row["wire"])]  # runs of modes gone drop out
     by_name = {peer.name: peer for peer in peers}
     chosen = [by_name[name] for name in dict.fromkeys(args.only)] if args.only else peers
-    if not args.page and not args.speed_only:
+    if not args.speed_only:
         clock = time.perf_counter()
-        rows = run_matrix(chosen, peers, rows, args)
-        cells = [row for row in rows if row["peer"] in {peer.name for peer in chosen}]
-        say(f"matrix: {len(cells)} cells in {(time.perf_counter() - clock) / 60:.1f} min "
-            f"(cell times summed: {sum(row['seconds'] for row in cells) / 60:.1f} min, "
-            f"{args.jobs} at a time)")
-    if args.speed_only or (not args.page and not args.no_speed):
-        add_speed(rows, [peer for peer in chosen if any(
-            row["peer"] == peer.name and row.get("status", "run") == "run" for row in rows)])
-    publish(rows, peers)
-    say(f"wrote {results.RESULTS.relative_to(catalog.REPO)} and {DOCS_PAGE.relative_to(catalog.REPO)}")
-    return 0
+        root = args.out or observations.ROOT
+        run_matrix(chosen, args, root)
+        say(f"matrix: {len(chosen)} peer(s) in {(time.perf_counter() - clock) / 60:.1f} min "
+            f"({args.jobs} cells at a time)")
+        if args.out:
+            return 0
+    if args.speed_only or not args.no_speed:
+        add_speed(chosen)
+    return publish()
 
 
 if __name__ == "__main__":

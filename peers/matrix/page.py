@@ -1,372 +1,278 @@
-"""`docs/peers.md` from `peers/results.json` and the hand-written `peers/notes.json`.
+"""`docs/peers.md`, derived from the judged matrix (`judging.Matrix`): nothing on it is
+written by hand but the causes' own words.
 
-A one-line summary per peer; per wire, a compatibility grid (rows: peers with their
-versions; columns: the provider's own stream shape, then each server profile; a cell: the
-worst verdict of that run) and a clause matrix (columns: the client clauses; a cell: the
-own shape, then the worst over the servers); then every finding (✗: a bug) and, apart,
-every note (⚠: strictness or fidelity), each with the quirks of its stream, a paragraph on
-what the library does, the saved stream, its standalone repro and the upstream issue (or
-the statement that we found none, with the terms searched). Notes hold the paragraphs and
-links people write after reading the peer's source; a finding without one shows the kit's
-own reason.
+A summary line per library; per wire, a compatibility grid (library × the provider's own
+shape and each server profile: the worst mark over the cell's clauses) and a clause matrix;
+then the bugs by cause (✗), the libraries' contracts by cause (⚠), and what nobody has read
+yet (?), each failure linked to its saved observation.
 """
 from __future__ import annotations
 
-import re
 from collections import defaultdict
-from typing import Any
 
-from .catalog import REPO, WIRES, modes_of
-from .repros import existing_repro
+from mcs_conformance.clauses import CLAUSES
 
-SYMBOLS = {"passed": "✓", "failed": "✗", "noted": "⚠", "errored": "E", "skipped": "–",
-           "n/a": "n/a"}
-UNCONFIRMED = "✗?"
-WORST_FIRST = (UNCONFIRMED, "✗", "E", "⚠", "✓", "n/a", "–", "·")  # a cell shows the worst
-NOTE_SEVERITIES = ("strictness", "fidelity")
-NOT_REPORTED = "not reported upstream as far as we found"
-OWN = "none"  # the mode of the provider's own stream shape
+from .catalog import WIRES, modes_of
+from .judging import Cause, Failure, Matrix, worst
+from .observations import Cell, ROOT, relative
+
+WORST_FIRST = ("✗", "?", "E", "⚠", "✓", "n/a", "–", "·")
+STATUS_MARKS = {"errored": "E", "skipped": "–", "n/a": "n/a"}
 
 METHOD = """\
-Every library below is driven through its public streaming API, called the way its own
-documentation shows, by a small harness in `peers/<name>/` that only maps the library's
-result into an *outcome* (the calls, the visible text, the native message where the library
-exposes one, the error it raised). The harness never patches or repairs the library. Each
-harness runs in its own environment under `.peers/` with exactly the pinned version shown,
-and speaks the kit's harness protocol{protocol} to `mcs-conformance certify
---harness`, which serves generated streams from the kit's local provider server
-(`127.0.0.1`, real HTTP, bodies written in pieces) and judges the outcomes by the
-[client clauses](clauses.md). The harness declares which request features its library can
-express (`n`, `stream_options.include_usage`, tools, thinking, betas): the kit serves only
-streams that the library's request could have elicited, and checks the request it gets.
+Every library below is driven through its public API, called the way its own documentation
+shows, by a small harness in `peers/<name>/` that only maps the library's result into an
+*outcome* (the calls, the visible text, the native message where the library exposes one,
+the error it raised), and never patches or repairs the library. Each harness runs in its own
+environment under `.peers/` with exactly the pinned version shown and speaks the kit's
+[harness protocol](harness-protocol.md) (version 3) to `mcs-conformance certify --harness`,
+which serves generated answers from the kit's local provider server (`127.0.0.1`, real
+HTTP, bodies written in pieces) and judges the outcomes by the [client clauses](clauses.md).
+The harness declares the request features its library can express: the kit serves only
+shapes that request could elicit, and checks the request it gets.
 
-Each wire is certified with the provider's own current stream shape (`--quirks none`),
-on every client clause, and once per **server profile** (`--server NAME`: one real
-server's quirks, each drawn often, no other; see [quirks](quirks.md#server-profiles)), on
-the clauses a stream's shape decides: `calls`, `text`, `message` and `byte-cuts`. The
-compatibility grid answers "will this library work with that server?"; the clause matrix
-under it shows which contract fails. `n/a` means the library exposes nothing to judge (no native message):
-never a pass.
+Each wire is certified with the provider's own current stream shape (`--quirks none`, every
+client clause) and once per **server profile** (`--server NAME`: one real server's quirks,
+each drawn often; see [quirks](quirks.md#server-profiles), with the provenance of each), on
+the clauses a stream's shape decides: `calls`, `text`, `message` and `byte-cuts`.
 
-Every failure carries a [severity](clauses.md#severities). A ✗ is a bug a maintainer can
-act on: the library crashed on a valid stream (`crash`), lost or changed a call or the
-text while reporting success (`silent-loss`), or reported success for a cut, errored or
-malformed stream with an outcome that differs from the complete one (`false-success`). A ⚠
-is a note, listed apart: a cut or errored stream reported as success with nothing lost
-(`strictness`), or a difference of representation only (`fidelity`). After a failure the
-kit searches again without the quirks of its counterexample, so a library failing on two
-servers' shapes shows both.
+**What counts as a bug.** A run keeps what it saw as *observations*: the bytes and their
+cuts, a clean end or a drop, the request, the truth of the case, and the library's outcomes:
+the stream, and when the stream failed, the library's own non-streamed answer of the same
+case (`stream=false`, through its documented non-streaming call). Everything on this page is
+derived from those saved observations by the current rules (`python peers/run.py --page`,
+and a test in CI that fails when the page differs). A failure is a bug (✗) only when a person
+has read it against the library's source and written its **cause**, and only when the library
+disagrees with itself (its stream against its own `stream=false` answer, or the same body cut
+and whole) or breaks a promise of its own docs or types that the cause quotes; never on a
+shape no real server is shown to send. A library that agrees with itself and not with the
+provider's documented shape, or accepts a cleanly cut stream without promising to notice, is
+a ⚠: its contract, said with its reason. A failure nobody has read yet, or one that did not
+repeat when replayed alone through a fresh harness, is a `?`: a lead, not a finding.
 
-A failure is listed only when its shrunk counterexample, replayed alone through a fresh
-harness process with the same bytes cut at the same places, gives the same failing outcome
-again (`✗?` marks a failure that did not repeat). Its stream is kept in
-`peers/findings/<peer>/` as a corpus entry: `pytest --mcs-corpus=peers/findings/<peer>`
-replays it through the reference, and `python peers/run.py --confirm PATH` replays it
-through the peer's harness (an answer the corpus cannot read, such as an HTTP error or a
-body cut inside its first event, is kept as a raw `.body`, which `--confirm` and its repro
-replay). The
-first row is the reference, `mcs_reference`, through the same raw-HTTP path as everyone
-else. Regenerate everything with `python peers/run.py`; it prints the time of each cell.
-
-Each finding also has a standalone repro beside its stream, linked below: a script that
-needs nothing but the library. It serves the saved bytes from a local HTTP server as the
-kit did, calls the library as the harness does, prints what the clause expects against what
-the library gave, and exits 1 while the bug is there, 0 once the library behaves. Install
-the pinned version its header names, then `python <name>.repro.py`, or for a Node library
-`NODE_PATH=path/to/node_modules node <name>.repro.mjs`.
+Each bug has one standalone repro (at most 60 lines, the library's documented call and the
+saved bytes, exit 1 while the bug is there) and an upstream issue text ready to paste, beside
+its cause in `peers/causes/<peer>/`. The first row is the reference, `mcs_reference`,
+through the same raw-HTTP path as everyone else. `python peers/run.py` runs the matrix again
+(resumable; one CI job per peer: `.github/workflows/peers.yml`).
 """
-
-
-def _protocol_link() -> str:
-    """A link to the protocol's documentation where the repository has one."""
-    for relative, link in (("docs/harness-protocol.md", "harness-protocol.md"),
-                           ("harnesses/README.md", "../harnesses/README.md")):
-        if (REPO / relative).exists():
-            return f" ([how it works]({link}))"
-    return ""
 
 
 def short(clause: str) -> str:
     return clause.removeprefix("client.")
 
 
-def _clauses(rows: list[dict], order: list[str]) -> list[str]:
-    seen = {clause for row in rows for clause in row["verdicts"]} or set(order)
-    return [c for c in order if c in seen] + sorted(seen - set(order))
-
-
-def _heading(peer: str, wire: str, clause: str, note: bool = False) -> str:
-    return f"{peer}: `{clause}` on {wire}" + (" (note)" if note else "")
-
-
-def _anchor(peer: str, wire: str, clause: str, note: bool = False) -> str:
-    """The heading's anchor as GitHub makes it (lowercase, punctuation dropped, spaces -)."""
-    text = _heading(peer, wire, clause, note).strip().lower()
-    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
-
-
-def _symbol(row: dict | None, clause: str) -> tuple[str, str]:
-    """(bare symbol, shown) of one clause in one run: ✗ and ⚠ link to their section."""
-    if row is None or row.get("status", "run") != "run":
-        return "·", "·"
-    verdict = row["verdicts"].get(clause)
-    if verdict is None:
-        return "·", "·"
-    if verdict == "failed" and clause in row.get("unconfirmed", ()):
-        return UNCONFIRMED, UNCONFIRMED
-    symbol = SYMBOLS[verdict]
-    if verdict in ("failed", "noted"):
-        anchor = _anchor(row["peer"], row["wire"], clause, note=verdict == "noted")
-        return symbol, f"[{symbol}](#{anchor})"
-    return symbol, symbol
-
-
-def _worst(pairs: list[tuple[str, str]]) -> str:
-    """The worst of some (bare, shown) symbols, shown; "·" when there are none."""
-    return min(pairs, key=lambda pair: WORST_FIRST.index(pair[0]), default=("·", "·"))[1]
-
-
-def _speed(row: dict | None) -> str:
-    speed = (row or {}).get("speed")
-    if not speed:
-        return ""
-    if speed.get("ratio") is None:
-        problem = speed.get("problem") or ""
-        return problem if problem.startswith("more than") else "not measured"
-    growth = speed.get("growth")
-    ratio = speed["ratio"]
-    shown = f"×{ratio:.0f}" if ratio >= 10 else f"×{ratio:.2g}"
-    return shown + (f", growth {growth:.2g}" if growth is not None else "")
-
-
-def _by_peer(rows: list[dict]) -> dict[str, list[dict]]:
-    grouped: dict[str, list[dict]] = defaultdict(list)
-    for row in rows:
-        grouped[row["peer"]].append(row)
-    return grouped
-
-
-def _label(peer: str, peer_rows: list[dict]) -> str:
-    first = peer_rows[0]
-    label = f"{peer} {first['version']}"
-    if first.get("status", "run") != "run":
-        label += " (not run)" if first.get("status") == "not run" else " (could not run)"
-    return label
-
-
-def _modes(wire: str, rows: list[dict]) -> list[str]:
-    """The wire's modes, own shape first, then its server profiles, then any other run."""
-    known = list(modes_of(wire))
-    return known + sorted({row["quirks"] for row in rows} - set(known))
-
-
-def grid(wire: str, rows: list[dict], order: list[str]) -> list[str]:
-    """Library × server on one wire: each cell the worst verdict of that run."""
-    mine = [row for row in rows if row["wire"] == wire]
-    if not mine:
-        return []
-    modes = _modes(wire, mine)
-    head = ["library", *("own shape" if mode == OWN else f"`{mode}`" for mode in modes)]
-    lines = [f"### {wire}: compatibility by server", "", "| " + " | ".join(head) + " |",
-             "|" + "---|" * len(head)]
-    for peer, peer_rows in _by_peer(mine).items():
-        by_mode = {row["quirks"]: row for row in peer_rows}
-        cells = [_worst([_symbol(by_mode.get(mode), c) for c in _clauses(mine, order)])
-                 for mode in modes]
-        lines.append(f"| {_label(peer, peer_rows)} | " + " | ".join(cells) + " |")
-    return lines + [""]
-
-
-def matrix(wire: str, rows: list[dict], order: list[str]) -> list[str]:
-    """The clauses of one wire: one line per peer; a cell per clause: the provider's own
-    shape, then the worst over the server profiles."""
-    mine = [row for row in rows if row["wire"] == wire]
-    if not mine:
-        return []
-    clauses = _clauses(mine, order)
-    with_speed = any(row.get("speed") and row["speed"].get("wire") == wire for row in mine)
-    head = ["peer", *(f"`{short(c)}`" for c in clauses)] + (["speed"] if with_speed else [])
-    lines = [f"### {wire}: clauses (own shape, then the worst over the servers)", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for peer, peer_rows in _by_peer(mine).items():
-        by_mode = {row["quirks"]: row for row in peer_rows}
-        servers = [row for row in peer_rows if row["quirks"] != OWN]
-        cells = [f"{_symbol(by_mode.get(OWN), c)[1]} "
-                 f"{_worst([_symbol(row, c) for row in servers])}" for c in clauses]
-        timed = next((row for row in peer_rows if (row.get("speed") or {}).get("wire") == wire),
-                     None)
-        speed = [_speed(timed)] if with_speed else []
-        lines.append(f"| {_label(peer, peer_rows)} | " + " | ".join([*cells, *speed]) + " |")
-    return lines + [""]
-
-
-def _is_note(finding: dict) -> bool:
-    return finding.get("severity") in NOTE_SEVERITIES
-
-
-def _mode_name(mode: str) -> str:
-    return "the provider's own shape" if mode == OWN else f"server `{mode}`"
-
-
-def summary(peer: str, rows: list[dict], notes: dict) -> str:
-    """One line on a peer: its own note, else what it fails where."""
-    first = rows[0]
-    head = f"- **{peer}** {first['version']} ({first['language']})"
-    written = notes.get(peer, {}).get("summary")
-    speed = notes.get(peer, {}).get("speed")
-    if written:
-        return f"{head}: {written}" + (f" Speed: {speed}" if speed else "")
-    if all(row.get("status", "run") != "run" for row in rows):
-        problem = next((row.get("problem") for row in rows if row.get("problem")), None)
-        return f"{head}: not run yet" + (f" ({problem})" if problem else "") + "."
-    failing: dict[str, dict] = defaultdict(lambda: defaultdict(set))
-    noted: set[str] = set()
-    for row in rows:
-        for finding in row["findings"]:
-            if _is_note(finding):
-                noted.add(finding["clause"])
-            else:
-                failing[finding["clause"]][row["wire"]].add(row["quirks"])
-    wires = sorted({row["wire"] for row in rows if row.get("status", "run") == "run"})
-    tail = (f" Notes (⚠) on {', '.join(f'`{short(c)}`' for c in sorted(noted))}." if noted
-            else "") + (f" Speed: {speed}" if speed else "")
-    if not failing:
-        return (f"{head}: no bug found in any client clause it can be judged on, on "
-                f"{', '.join(wires)}.{tail}")
-    parts = []
-    for clause, where in sorted(failing.items()):
-        places = "; ".join(f"{wire}: {', '.join(_mode_name(m) for m in _modes(wire, rows) if m in modes)}"
-                           for wire, modes in sorted(where.items()))
-        parts.append(f"`{short(clause)}` ({places})")
-    return f"{head}: fails {', '.join(parts)}.{tail}"
-
-
-def _notes(notes: dict, peer: str, wire: str, clause: str) -> list[dict]:
-    """The notes people wrote on a peer's failures of `clause` on `wire`: one, or a list of
-    them, one per cause (each naming the `quirks` whose runs it explains)."""
-    found = notes.get(peer, {}).get("findings", {})
-    value = found.get(f"{clause}@{wire}") or found.get(clause) or []
-    return value if isinstance(value, list) else [value]
-
-
-def _note_for(written: list[dict], finding: dict) -> dict:
-    """The note that explains this finding: one whose `quirks` its counterexample holds
-    (`[]`: the provider's own shape only), else one that names no quirks; {} for none."""
-    held = set(finding["quirks"])
-    for note in written:
-        wanted = note.get("quirks")
-        if wanted is not None and (set(wanted) <= held if wanted else not held):
-            return note
-    return next((note for note in written if "quirks" not in note), {})
-
-
-def _run_line(row: dict, finding: dict) -> str:
-    quirks = ", ".join(f"`{q}`" for q in finding["quirks"]) or "none (the provider's own shape)"
-    if finding.get("corpus"):
-        stream = f"[`{finding['corpus']}`](../{finding['corpus']})"
-        if finding.get("note"):
-            stream += f" ({finding['note']})"
-        repro = existing_repro(REPO / finding["corpus"])
-        if repro is not None:
-            shown = repro.relative_to(REPO).as_posix()
-            stream += f"; standalone repro [`{repro.name}`](../{shown})"
-    else:
-        stream = f"not kept: {finding.get('note') or 'no stream'}"
-    severity = f" ({finding['severity']})" if finding.get("severity") else ""
-    return (f"- Against {_mode_name(row['quirks'])}{severity}: the minimal counterexample "
-            f"holds quirks {quirks}; stream {stream}.")
-
-
-def finding_lines(found: list[tuple[dict, dict]], notes: dict) -> list[str]:
-    """One section for a peer's failures (or notes) of one clause on one wire: its runs
-    grouped by the note that explains them, each group with its upstream and paragraph (the
-    kit's reason where nobody wrote one)."""
-    row, finding = found[0]
-    peer, wire, clause = row["peer"], row["wire"], finding["clause"]
-    written = _notes(notes, peer, wire, clause)
-    groups: dict[int, list] = defaultdict(list)
-    for run, each in found:
-        note = _note_for(written, each)
-        groups[id(note) if note else -len(groups) - 1].append((run, each, note))
-    lines = [f"#### {_heading(peer, wire, clause, _is_note(finding))}", "",
-             f"- Version: {row['version']}."]
-    for group in groups.values():
-        note = group[0][2]
-        paragraph = note.get("paragraph") or (
-            f"The kit's reason: {group[0][1].get('reason') or 'none given'}.")
-        upstream, searched = note.get("upstream"), note.get("searched")
-        status = f"<{upstream}>" if upstream else NOT_REPORTED + (
-            f" (searched: {searched})" if searched else "")
-        lines += [*(_run_line(r, f) for r, f, _ in group), f"- Upstream: {status}.", "",
-                  paragraph, ""]
-    return lines
-
-
-def profiles_line(rows: list[dict]) -> str:
-    """Which Hypothesis profile of the kit the runs used (examples per clause), by peer."""
-    used: dict[tuple, list] = defaultdict(list)
-    for peer, peer_rows in _by_peer(rows).items():
-        own = {row.get("profile") for row in peer_rows if row["quirks"] == OWN} - {None}
-        servers = {row.get("profile") for row in peer_rows if row["quirks"] != OWN} - {None}
-        if own or servers:
-            used[(tuple(sorted(own)), tuple(sorted(servers)))].append(peer)
-    parts = [f"own shape at {'/'.join(f'`{p}`' for p in own) or '·'} and servers at "
-             f"{'/'.join(f'`{p}`' for p in servers) or '·'} for {', '.join(peers)}"
-             for (own, servers), peers in used.items()]
-    return ("The kit's Hypothesis profile of the runs (`ci`: 100 examples a clause, `dev`: "
-            "40): " + "; ".join(parts) + ".") if parts else ""
-
-
-def render(rows: list[dict], notes: dict, order: list[str]) -> str:
-    """The whole page."""
-    lines = ["# The peer matrix: streamed tool calls in the libraries people use", "",
-             "<!-- Generated by peers/run.py from peers/results.json and peers/notes.json; "
-             "do not edit. -->", "", METHOD.format(protocol=_protocol_link())]
-    grouped = _by_peer(rows)
-    lines += ["## Summary", ""] + [summary(p, r, notes) for p, r in grouped.items()] + [""]
-    lines.append("Legend: ✓ passed, ✗ a bug (linked to the finding), ⚠ a note only "
-                 "(strictness or fidelity, linked), ✗? failed but did not fail again alone, "
-                 "E errored, – skipped, n/a nothing to judge, · not run.")
-    if any(row.get("speed") for row in rows):
-        lines.append("Speed: seconds to consume one 1 MB tool-argument stream in 10 000 chunks "
-                     "from the local server, over the reference's seconds on the same wire; "
-                     "growth: per-chunk cost at 10 000 chunks over that at 1 000 (about 1 is "
-                     "linear, about 10 is a quadratic accumulator; fixed costs per request pull "
-                     "both toward 1). The reference's rows show 1 (it is the base) and its own growth on each "
-                     "wire. The machine that measured is shared and busy: read the figures as "
-                     "orders of magnitude. Node's JIT "
-                     "warms up on the first streams, so a Node growth can read below 1.")
-    lines.append("")
-    lines += ["## Compatibility grid: library × server", "",
-              "Each cell is the worst verdict of the library's run against that server's "
-              "streams (its profile's quirks, each drawn often) over the shape clauses; "
-              "\"own shape\" is the provider's own current stream, over every client "
-              "clause. " + profiles_line(rows), ""]
-    for wire in WIRES:
-        lines += grid(wire, rows, order)
-    lines += ["## Clause matrices", ""]
-    for wire in WIRES:
-        lines += matrix(wire, rows, order)
-    sections: dict[tuple, list] = defaultdict(list)
-    for row in rows:
-        for finding in row["findings"]:
-            key = (row["peer"], row["wire"], finding["clause"], _is_note(finding))
-            sections[key].append((row, finding))
-    for title, notes_only in (("Findings", False), ("Notes (⚠: strictness and fidelity)", True)):
-        chosen = [found for key, found in sections.items() if key[3] == notes_only]
-        if chosen:
-            lines += [f"## {title}", ""]
-            for found in chosen:
-                lines += finding_lines(found, notes)
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def clause_order() -> list[str]:
-    """The client clauses in the kit's catalogue order."""
-    from mcs_conformance.clauses import CLAUSES
-
+def _clauses() -> list[str]:
     return [clause for clause in CLAUSES if clause.startswith("client.")]
 
 
-def page(rows: list[dict], notes: dict[str, Any]) -> str:
-    return render(rows, notes, clause_order())
+def _mode_name(mode: str) -> str:
+    return "own shape" if mode == "none" else f"server `{mode}`"
+
+
+def _link(mark: str, failures: list[Failure]) -> str:
+    """The mark, linked to the cause of its first failure (or to the unread list)."""
+    shown = next((f for f in failures if f.mark == mark), None)
+    if shown is None:
+        return mark
+    anchor = shown.cause.anchor if mark in ("✗", "⚠") else "not-yet-read"
+    return f"[{mark}](#{anchor})"
+
+
+def _clause_mark(cell: Cell | None, clause: str, failures: list[Failure]) -> tuple[str, str]:
+    """(bare, shown) mark of one clause of one cell."""
+    if cell is None or cell.data.get("status") != "run" or clause not in cell.clauses:
+        return "·", "·"
+    entry = cell.clauses[clause]
+    if entry["status"] != "ran":
+        return STATUS_MARKS.get(entry["status"], "E"), STATUS_MARKS.get(entry["status"], "E")
+    mine = [f for f in failures if f.cell is cell and f.clause == clause]
+    if not mine:
+        return "✓", "✓"
+    mark = min((f.mark for f in mine), key=WORST_FIRST.index)
+    return mark, _link(mark, mine)
+
+
+def _worst(pairs: list[tuple[str, str]]) -> str:
+    return min(pairs, key=lambda pair: WORST_FIRST.index(pair[0]), default=("·", "·"))[1]
+
+
+def _cell_mark(cell: Cell | None, failures: list[Failure]) -> str:
+    if cell is not None and cell.data.get("status") == "could not run":
+        return "E"
+    return _worst([_clause_mark(cell, c, failures) for c in _clauses()])
+
+
+def _label(cells: list[Cell]) -> str:
+    return f"{cells[0].peer} {cells[0].data.get('version', '?')}"
+
+
+def _peers(matrix: Matrix) -> dict[str, list[Cell]]:
+    grouped: dict[str, list[Cell]] = defaultdict(list)
+    for cell in matrix.cells:
+        grouped[cell.peer].append(cell)
+    order = sorted(grouped, key=lambda peer: (peer != "mcs-reference", peer))
+    return {peer: grouped[peer] for peer in order}
+
+
+def grid(wire: str, matrix: Matrix) -> list[str]:
+    peers = {p: [c for c in cells if c.wire == wire] for p, cells in _peers(matrix).items()}
+    peers = {p: cells for p, cells in peers.items() if cells}
+    if not peers:
+        return []
+    modes = list(modes_of(wire))
+    lines = [f"### {wire}: compatibility by server", "",
+             "| library | " + " | ".join("own shape" if m == "none" else f"`{m}`" for m in modes) + " |",
+             "|---|" + "---|" * len(modes)]
+    for cells in peers.values():
+        by_mode = {cell.mode: cell for cell in cells}
+        lines.append(f"| {_label(cells)} | " + " | ".join(
+            _cell_mark(by_mode.get(mode), matrix.failures) for mode in modes) + " |")
+    return lines + [""]
+
+
+def clause_matrix(wire: str, matrix: Matrix) -> list[str]:
+    peers = {p: [c for c in cells if c.wire == wire] for p, cells in _peers(matrix).items()}
+    peers = {p: cells for p, cells in peers.items() if cells}
+    if not peers:
+        return []
+    clauses = _clauses()
+    lines = [f"### {wire}: clauses (own shape, then the worst over the servers)", "",
+             "| library | " + " | ".join(f"`{short(c)}`" for c in clauses) + " |",
+             "|---|" + "---|" * len(clauses)]
+    for cells in peers.values():
+        own = next((c for c in cells if c.mode == "none"), None)
+        servers = [c for c in cells if c.mode != "none"]
+        marks = [f"{_clause_mark(own, c, matrix.failures)[1]} "
+                 f"{_worst([_clause_mark(s, c, matrix.failures) for s in servers])}"
+                 for c in clauses]
+        lines.append(f"| {_label(cells)} | " + " | ".join(marks) + " |")
+    return lines + [""]
+
+
+def _explained(matrix: Matrix, cause: Cause) -> list[Failure]:
+    return [f for f in matrix.failures if f.cause is cause]
+
+
+def _where(failures: list[Failure]) -> str:
+    """`clause` on wire (own shape, server a, ...), one part per clause and wire."""
+    places: dict[tuple, list] = defaultdict(list)
+    for f in failures:
+        key = (f.clause, f.cell.wire)
+        if f.cell.mode not in places[key]:
+            places[key].append(f.cell.mode)
+    return "; ".join(f"`{short(clause)}` on {wire} ({', '.join(map(_mode_name, modes))})"
+                     for (clause, wire), modes in places.items())
+
+
+def _saved(failures: list[Failure], limit: int = 3) -> str:
+    seen: list[str] = []
+    for f in failures:
+        path = relative(ROOT / f.cell.peer / "cases" / f"{f.observation.id}.json")
+        if path not in seen:
+            seen.append(path)
+    shown = ", ".join(f"[{p.rsplit('/', 1)[-1].removesuffix('.json')}](../{p})" for p in seen[:limit])
+    return shown + (f" and {len(seen) - limit} more" if len(seen) > limit else "")
+
+
+def _upstream(cause: Cause) -> str:
+    if cause.upstream:
+        return "; ".join(f"{u['url']} ({u['state']})" for u in cause.upstream)
+    return f"not reported upstream as far as we found (searched: {cause.searched})"
+
+
+def _evidence(failures: list[Failure], cause: Cause) -> str:
+    kinds = sorted({f.judgment.evidence for f in failures})
+    said = {"self": "the library disagrees with itself (its stream against its own "
+                    "stream=false answer, or the same body cut and whole)",
+            "provider": "it agrees with its own stream=false answer",
+            "wire": "the wire's contract", "unasked": "no stream=false answer to compare"}
+    text = "; ".join(said[k] for k in kinds)
+    return text + (f"; the library's promise: {cause.promise}" if cause.promise else "")
+
+
+def bug_lines(matrix: Matrix, cause: Cause) -> list[str]:
+    failures = _explained(matrix, cause)
+    version = failures[0].cell.data.get("version", "?")
+    issue = cause.repro.rsplit(".repro.", 1)[0] + ".issue.md" if cause.repro else ""
+    return [f"### {cause.peer}: {cause.title}", "", f'<a id="{cause.anchor}"></a>', "",
+            f"- {cause.peer} {version}; severity `{cause.severity}`; evidence: "
+            f"{_evidence(failures, cause)}.",
+            f"- Shows on: {_where(failures)}.",
+            f"- Library code: {cause.code}.",
+            f"- Standalone repro: [`{cause.repro}`](../{cause.repro}); issue text: "
+            f"[`{issue}`](../{issue}).",
+            f"- Upstream: {_upstream(cause)}.",
+            f"- Saved observations: {_saved(failures)}.", "", cause.text, ""]
+
+
+def contract_line(matrix: Matrix, cause: Cause) -> str:
+    failures = _explained(matrix, cause)
+    return (f'- <a id="{cause.anchor}"></a>**{cause.peer}: {cause.title}** '
+            f"(`{cause.severity}`; {_where(failures)}). {cause.text} "
+            f"Upstream: {_upstream(cause)}. Saved: {_saved(failures, 1)}.")
+
+
+def unread_line(failure: Failure) -> str:
+    why = "" if failure.confirmed else " (did not repeat when replayed alone)"
+    return (f"- {failure.cell.peer} `{short(failure.clause)}` on {failure.cell.wire}, "
+            f"{_mode_name(failure.cell.mode)}{why}: {failure.judgment.severity}, evidence "
+            f"{failure.judgment.evidence}: {failure.judgment.reason} "
+            f"({_saved([failure], 1)})")
+
+
+def summary_line(peer: str, cells: list[Cell], matrix: Matrix, said: dict) -> str:
+    mine = [f for f in matrix.failures if f.cell.peer == peer]
+    bugs = [c for c in matrix.causes.get(peer, ()) if c.verdict == "bug" and _explained(matrix, c)]
+    contracts = [c for c in matrix.causes.get(peer, ()) if c.verdict != "bug"
+                 and _explained(matrix, c)]
+    unread = [f for f in mine if f.mark == "?"]
+    parts = []
+    if bugs:
+        parts.append("bugs (✗): " + "; ".join(f"[{c.title}](#{c.anchor})" for c in bugs))
+    if contracts:
+        parts.append(f"{len(contracts)} contract note(s) (⚠)")
+    if unread:
+        parts.append(f"{len(unread)} failure(s) not yet read (?)")
+    wires = ", ".join(dict.fromkeys(c.wire for c in cells))
+    found = "; ".join(parts) or f"no failure on {wires}"
+    speed = f" Speed: {said['speed']}" if said.get("speed") else ""
+    intro = f"{said['summary']} " if said.get("summary") else ""
+    return (f"- **{peer}** {cells[0].data.get('version', '?')} ({cells[0].data.get('language', '?')}): "
+            f"{intro}{found}.{speed}")
+
+
+def render(matrix: Matrix, said: dict[str, dict]) -> str:
+    """The whole page."""
+    lines = ["# The peer matrix: streamed tool calls in the libraries people use", "",
+             "<!-- Generated by peers/run.py from peers/observations/ and peers/causes/; "
+             "do not edit. -->", "", METHOD, "## Summary", ""]
+    lines += [summary_line(peer, cells, matrix, said.get(peer, {}))
+              for peer, cells in _peers(matrix).items()]
+    lines += ["", "Legend: ✓ passed, ✗ a bug (linked to its cause), ⚠ the library's contract "
+              "(linked), ? a failure not yet read or not repeated alone, E errored or could "
+              "not run, – skipped, n/a nothing to judge (no native message; no end event on "
+              "the wire), · not run.", "", "## Compatibility grid: library × server", ""]
+    for wire in WIRES:
+        lines += grid(wire, matrix)
+    lines += ["## Clause matrices", ""]
+    for wire in WIRES:
+        lines += clause_matrix(wire, matrix)
+    causes = [cause for causes in matrix.causes.values() for cause in causes
+              if _explained(matrix, cause)]
+    bugs = [c for c in causes if c.verdict == "bug"]
+    if bugs:
+        lines += ["## Bugs, by cause (✗)", ""]
+        for cause in bugs:
+            lines += bug_lines(matrix, cause)
+    contracts = [c for c in causes if c.verdict != "bug"]
+    if contracts:
+        lines += ["## The libraries' contracts, by cause (⚠)", ""]
+        lines += [contract_line(matrix, cause) for cause in contracts] + [""]
+    unread = [f for f in matrix.failures if f.mark == "?"]
+    if unread:
+        lines += ["## Not yet read", "", '<a id="not-yet-read"></a>', "",
+                  "What the kit found and nobody has yet read against the library's source, "
+                  "or what did not repeat alone: leads, not findings.", ""]
+        lines += [unread_line(f) for f in unread] + [""]
+    return "\n".join(lines).rstrip() + "\n"

@@ -145,22 +145,32 @@ def test_a_baseline_accepts_a_client_failure_as_for_a_strategy(tmp_path, capsys)
     assert code == 0 and "certified 0/1" in stdout
 
 
+NOTES = [  # (broken client, wire, clause, severity)
+    ("http_error_without_message", "ollama-chat", "client.http-error", "fidelity"),
+    ("clean_end_is_success", "openai-chat", "client.early-end", "contract"),
+    ("drops_fragment_streamed_or_not", "openai-chat", "client.calls", "silent-loss"),
+]
+
+
 @pytest.mark.parametrize("strict", [False, True])
-def test_a_note_refuses_only_a_strict_certification(tmp_path, capsys, strict):
-    """An HTTP error reported without the provider's message is a fidelity note: listed
-    with its severity, certified anyway; `--strict` refuses it as a failure."""
+@pytest.mark.parametrize("client, wire, clause, severity", NOTES)
+def test_a_note_refuses_only_a_strict_certification(tmp_path, capsys, strict, client, wire,
+                                                    clause, severity):
+    """An HTTP error reported without the provider's message is a fidelity note, a clean cut
+    accepted a contract note, a loss the client's own stream=false answer shares a note too:
+    listed with its severity, certified anyway; `--strict` refuses it as a failure."""
     out = tmp_path / "report"
     code, stdout, _ = _certify(
-        capsys, "--client", "broken_clients.http_error_without_message:client", "--wire",
-        "ollama-chat", "--profile", "dev", "--seed", "3", "--out", str(out),
-        "--clause", "client.http-error", *(["--strict"] if strict else []))
+        capsys, "--client", f"broken_clients.{client}:client", "--wire",
+        wire, "--profile", "dev", "--seed", "3", "--out", str(out),
+        "--clause", clause, *(["--strict"] if strict else []))
     line = json.loads((out / "report.jsonl").read_text("utf-8").splitlines()[1])
-    assert line["severity"] == "fidelity"
+    assert line["severity"] == severity
     summary = (out / "summary.md").read_text("utf-8")
     if strict:
         assert code == 1 and line["verdict"] == "failed" and "refused 0/1" in stdout
         assert "--mcs-strict" in line["reproduce"]
     else:
         assert code == 0 and line["verdict"] == "noted" and "certified 1/1" in stdout
-        assert "note (fidelity): client.http-error" in stdout
-        assert "⚠️ noted (fidelity)" in summary
+        assert f"note ({severity}): {clause}" in stdout
+        assert f"⚠️ noted ({severity})" in summary
