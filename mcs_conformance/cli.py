@@ -9,8 +9,8 @@ import random
 import sys
 from pathlib import Path
 
-from mcs_conformance.certify import (MergeRefused, Request, UsageProblem, merge, progress_stream,
-                                     read_shard, run, write)
+from mcs_conformance.certify import (MergeRefused, Request, UsageProblem, closing_lines, merge,
+                                     progress_stream, read_shard, run, write)
 from mcs_conformance.clauses import catalogue_markdown
 from mcs_conformance.clients import serve_command
 from mcs_conformance.corpora import record_command
@@ -169,16 +169,10 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _verdict(report, out: Path, baseline: str) -> int:
-    """Print the verdict line (and why a refusal); the exit status: 0 certified, 1 refused."""
-    word = "certified" if report.certified else "refused"
-    print(f"{report.header.target}: {word} {report.score} (report in {out})")
-    for clause_id in report.unexpected:
-        print(f"  unexpected failure: {clause_id}")
-    for result in report.results:
-        if result.verdict == "noted":
-            print(f"  note ({result.severity}): {result.clause}; --strict refuses on it")
-    for clause_id in report.stale_baseline:
-        print(f"  stale baseline: {clause_id} now passes; remove it from {baseline}")
+    """Print the verdict and each failure's and note's reason, counterexample and rerun;
+    the exit status: 0 certified, 1 refused."""
+    for line in closing_lines(report, out, baseline):
+        print(line)
     return 0 if report.certified else 1
 
 

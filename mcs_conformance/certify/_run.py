@@ -25,8 +25,10 @@ import hypothesis
 import pytest
 
 from mcs_conformance.base import TargetError, schema
+from mcs_conformance.certify._counts import FOLDER_KEY, HereCounts, WorkerCounts, clause_of
 from mcs_conformance.certify._render import badge, junit_xml, summary_markdown
-from mcs_conformance.certify._report import VERDICTS, ClauseResult, Header, Report
+from mcs_conformance.certify._report import ClauseResult, Header, Report
+from mcs_conformance.certify._talk import Talk
 from mcs_conformance.clauses import CLAUSES
 from mcs_conformance.plugin import (SETTINGS_KEY, McsSettings, OptionError, build_settings,
                                     command_spelling)
@@ -95,14 +97,15 @@ def settings_for(request: Request) -> McsSettings:
 
 
 class _Collector:
-    """pytest plugin object: one `ClauseResult` per clause item, with progress on a terminal."""
+    """pytest plugin object: one `ClauseResult` per clause item, told to `talk` as it comes."""
 
-    def __init__(self, settings: McsSettings, progress: TextIO | None, rerun: str):
+    def __init__(self, settings: McsSettings, talk: Talk | None, rerun: str,
+                 counts_folder: Path | None):
         self.settings = settings
         self.results: dict[str, ClauseResult] = {}
-        self.progress = progress
+        self.talk = talk
         self.rerun = rerun  # the reproduce command when the item could not say (setup errors)
-        self.total = 0
+        self.counts_folder = counts_folder  # where --jobs workers keep their counts
         self.usage_error: str | None = None  # a client that returned no outcome
         self.start_error: str | None = None  # a harness that could not be started
         self.implementation: dict | None = None  # what a harness said it runs
@@ -113,8 +116,20 @@ class _Collector:
         loaded once."""
         config.stash[SETTINGS_KEY] = self.settings
 
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.total = len(session.items)
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:  # pytest-xdist: where workers keep counts
+        if self.counts_folder is not None:
+            node.workerinput[FOLDER_KEY] = str(self.counts_folder)
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        clause = clause_of(nodeid)
+        if self.talk is not None and clause is not None:
+            self.talk.started(clause)
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        clause = clause_of(nodeid)
+        if self.talk is not None and clause is not None:
+            self.talk.finished(clause)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
@@ -146,11 +161,8 @@ class _Collector:
             reproduce=reproduce, severity=props.get("mcs_severity"),
             more_failures=props.get("mcs_more_failures"),
         )
-        if self.progress is not None:
-            counts = {v: sum(r.verdict == v for r in self.results.values()) for v in VERDICTS}
-            tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-            self.progress.write(f"[{len(self.results)}/{self.total}] {clause_id}: {verdict} ({tally})\n")
-            self.progress.flush()
+        if self.talk is not None:
+            self.talk.ended(self.results[clause_id])
 
 
 #: pytest's own plugins a certification has no use for (its items take no fixtures, read no
@@ -163,7 +175,8 @@ _UNNEEDED_PLUGINS = [arg for name in (
 
 
 def run(request: Request, *, progress: TextIO | None = None) -> Report:
-    """Certify `request.target`; returns the report (writes nothing)."""
+    """Certify `request.target`; returns the report (writes no file). Given a `progress`
+    stream, says there how far it is as it goes: live on a terminal, a line a clause in a log."""
     settings = settings_for(request)
     loaded = settings.targets[0]
     parsing = request.kind == "parser"
@@ -187,19 +200,10 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     if settings.shard is not None:
         options.append(f"--mcs-shard={settings.shard}")
         selected = settings.shard.select(selected)
-    collector = _Collector(settings, progress, " ".join(["pytest", loaded.option, *options]))
+    rerun = " ".join(["pytest", loaded.option, *options])
     options.insert(0, f"--mcs-{request.kind}={request.target}")  # argv: no shell quoting
     if parsing:
         options.insert(1, f"--mcs-format={request.format}")
-    if progress is not None:
-        label = request.target if kind == "strategy" else f"{request.kind} {request.target}"
-        share = f" (shard {request.shard})" if request.shard else ""
-        on = f"format {wire_name}" if parsing else f"wire {wire_name}"
-        progress.write(f"certifying {label} on {on}: "
-                       f"{len(selected)} clauses{share}, "
-                       f"profile {request.profile}, seed {request.seed}"
-                       f"{'' if parsing else f', quirks {quirks}'}"
-                       f"{f', server {settings.server.name}' if settings.server else ''}\n")
     profile = hypothesis.settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="mcs-certify-") as empty:
         Path(empty, "pytest.ini").write_text("[pytest]\n", "utf-8")
@@ -208,9 +212,20 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         args = [empty, "-c", str(Path(empty, "pytest.ini")), "--rootdir", empty,
                 "--disable-plugin-autoload", "-p", "mcs_conformance.plugin",
                 *_UNNEEDED_PLUGINS, "-q"]
+        counts_folder = None  # under --jobs and talking: where the workers keep their counts
         if request.jobs:  # each worker is a process of its own: it reads the options again
             args += [*options, *(f"--mcs-clause={c}" for c in request.clauses),
                      "-p", "xdist.plugin", "-n", str(request.jobs)]
+            if progress is not None:
+                counts_folder = Path(empty, ".counts")  # a dot: pytest collects nothing there
+                counts_folder.mkdir()
+                args += ["-p", "mcs_conformance.certify._counts"]
+        talk = None
+        if progress is not None:
+            source = HereCounts() if counts_folder is None else WorkerCounts(counts_folder)
+            talk = Talk(progress, total=len(selected), source=source)
+            talk.say(_announcement(request, settings, len(selected), wire_name))
+        collector = _Collector(settings, talk, rerun, counts_folder)
         clock = time.perf_counter()
         # What is loaded by now (the kit, Hypothesis, pytest) outlives the run: frozen, the
         # collector stops walking it in each full collection of the run (about 3% of it).
@@ -219,9 +234,13 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
         if freeze:
             gc.freeze()
         try:
+            if talk is not None:
+                talk.open()
             with redirect_stdout(io.StringIO()) as output:
                 code = pytest.main(args, plugins=[collector])
         finally:  # the plugin loads its profile globally; leave the caller's as it was
+            if talk is not None:
+                talk.close()
             if freeze:
                 gc.unfreeze()
             hypothesis.settings.load_profile(profile)
@@ -258,6 +277,17 @@ def run(request: Request, *, progress: TextIO | None = None) -> Report:
     return Report(header, results, seconds)
 
 
+def _announcement(request: Request, settings: McsSettings, clauses: int, on: str) -> str:
+    """The line a run starts with: what is certified, on what, and what a rerun needs."""
+    parsing = request.kind == "parser"
+    label = request.target if request.kind == "strategy" else f"{request.kind} {request.target}"
+    share = f" (shard {request.shard})" if request.shard else ""
+    return (f"certifying {label} on {'format' if parsing else 'wire'} {on}: "
+            f"{clauses} clauses{share}, profile {request.profile}, seed {request.seed}"
+            f"{'' if parsing else f', quirks {settings.quirks_label}'}"
+            f"{f', server {settings.server.name}' if settings.server else ''}")
+
+
 def write(report: Report, out: Path) -> dict[str, Path]:
     """Write the four report files into `out`; the jsonl is validated line by line first."""
     out.mkdir(parents=True, exist_ok=True)
@@ -276,6 +306,7 @@ def write(report: Report, out: Path) -> dict[str, Path]:
     return paths
 
 
-def progress_stream() -> TextIO | None:
-    """Progress goes to a terminal only; CI logs stay quiet."""
-    return sys.stderr if sys.stderr.isatty() else None
+def progress_stream() -> TextIO:
+    """Where the command's progress goes: standard error (standard output keeps the verdict),
+    live on a terminal, one plain line a clause in a log."""
+    return sys.stderr

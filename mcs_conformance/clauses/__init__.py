@@ -21,7 +21,7 @@ from mcs_conformance.clauses._registry import (AnySubject, applicable, Clause, c
                                                ClauseFailure, ClauseNotApplicable, CLAUSES,
                                                ClientSubject, KINDS, LEVELS, NOTE_SEVERITIES,
                                                ParserSubject, SEVERITIES, Subject)
-from mcs_conformance.clauses._runner import examples_run, load_kit_modules
+from mcs_conformance.clauses._runner import examples_failed, examples_run, load_kit_modules
 from mcs_conformance.clauses._shards import parse_shard, Shard
 from mcs_conformance.clauses import (_reassembly, _resolve, _extract, _history, _codec,  # noqa: F401
                                      _robust, _client, _parser)  # registers every clause, in order
@@ -35,6 +35,6 @@ __all__ = [
     # judging a saved client observation again (the peer matrix)
     "BUG_SEVERITIES", "EVIDENCE", "Judgment", "NO_END_EVENT", "judge_observation",
     "ClauseTimeout", "time_limit", "timeout_behind",
-    "examples_run", "load_kit_modules", "parser_message_calls", "reassembled_parser_stream",
+    "examples_failed", "examples_run", "load_kit_modules", "parser_message_calls", "reassembled_parser_stream",
     "Shard", "parse_shard",
 ]

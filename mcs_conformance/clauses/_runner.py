@@ -17,11 +17,12 @@ import mcs_reference
 from mcs_conformance import wires
 from mcs_conformance.clauses._registry import Clause, Subject
 
-__all__ = ["check_each", "consult_database", "count_example", "digest", "examples_run",
-           "load_kit_modules", "on_each"]
+__all__ = ["check_each", "consult_database", "count_example", "digest", "examples_failed",
+           "examples_run", "load_kit_modules", "on_each"]
 
 
 _examples = [0]
+_failed = [0]
 
 
 def count_example() -> None:
@@ -32,6 +33,12 @@ def count_example() -> None:
 def examples_run() -> int:
     """Examples run in this process so far, by every clause."""
     return _examples[0]
+
+
+def examples_failed() -> int:
+    """Examples on which a property failed or raised in this process so far, shrinking
+    included (`certify` shows a running clause's failures before its verdict)."""
+    return _failed[0]
 
 
 def digest(clause: Clause, subject: Subject) -> bytes:
@@ -51,6 +58,7 @@ def check_each(clause: Clause, subject: Subject, generator: st.SearchStrategy,
         try:
             prop(value)
         except Exception as exc:  # the strategy raised: keep the case, to report its quirks
+            _failed[0] += 1
             if not hasattr(exc, "mcs_case"):
                 exc.mcs_case = value
             raise

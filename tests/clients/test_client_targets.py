@@ -84,8 +84,10 @@ def test_a_client_that_returns_no_outcome_exits_2_naming_field_and_case(user_cli
     code, _, err = _certify(capsys, "--client", f"user_clients:{fn}", "--wire", "ollama-chat",
                             "--profile", "dev", "--clause", "client.text",
                             "--out", str(user_clients / "r"))
-    assert code == 2 and len(err.strip().splitlines()) == 1, err
-    assert field in err and "for the case at http://127.0.0.1:" in err
+    *progress, error = err.strip().splitlines()  # found while it ran: after its progress
+    assert code == 2 and error.startswith("mcs-conformance certify: error: "), err
+    assert field in error and "for the case at http://127.0.0.1:" in error
+    assert progress[-1].startswith("[1/1] client.text: errored, ")
 
 
 def test_check_outcome_names_the_field():

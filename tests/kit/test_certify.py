@@ -10,6 +10,7 @@ import gc
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 import textwrap
@@ -177,9 +178,20 @@ def test_report_lines_validate_against_the_schema_and_round_trip(reference_run):
     assert report.serialized() == lines
 
 
-def test_quiet_when_stderr_is_not_a_terminal(reference_run):
-    done, _ = reference_run
-    assert done.stderr == ""
+def test_piped_it_prints_one_plain_line_a_clause_as_it_ends(reference_run):
+    """stderr not a terminal (a log): what runs, then each clause's id, verdict, examples
+    and seconds; no status line, no control character."""
+    done, out = reference_run
+    passed, skipped = read_report(out).results
+    lines = done.stderr.splitlines()
+    assert lines[0] == (f"certifying {REFERENCE} on wire openai-chat: 2 clauses, profile dev, "
+                        "seed 7, quirks all")
+    assert re.fullmatch(rf"\[1/2\] reassembly\.done: passed, {passed.examples} examples, "
+                        r"\d+\.\d\d s", lines[1]), lines[1]
+    assert re.fullmatch(r"\[2/2\] resolve\.text-never-native: skipped, no examples, \d+\.\d\d s",
+                        lines[2]), lines[2]
+    assert done.stderr == "\n".join(lines) + "\n" and len(lines) == 3  # no \r anywhere
+    assert all(line.isprintable() for line in lines)
 
 
 def test_the_badge_is_a_shields_endpoint(reference_run):
@@ -204,11 +216,16 @@ def test_junit_has_one_testcase_per_clause(reference_run):
 def test_a_broken_strategy_is_refused_with_its_counterexample_and_reproduce_command(broken_run):
     done, out = broken_run
     assert done.returncode == 1, done.stderr
-    assert "unexpected failure: reassembly.round-trip" in done.stdout
     assert {p.name for p in out.iterdir()} == FILES
     report = read_report(out)
     assert not report.certified and report.unexpected == ["reassembly.round-trip"]
     failed = report.results[0]
+    assert done.stdout.splitlines() == [  # the reason, where the case is, the rerun
+        f"{BROKEN}: refused 1/2 (report in {out})",
+        "  unexpected failure: reassembly.round-trip (failed, MUST)",
+        f"    reason: {failed.reason}",
+        f"    counterexample: {out / 'report.jsonl'} line 2; shown in {out / 'summary.md'}",
+        f"    rerun: {failed.reproduce}"]
     assert failed.verdict == "failed" and failed.counterexample["chunks"]
     assert failed.reproduce.startswith(f"pytest --mcs-strategy={BROKEN}")
     assert "--mcs-clause=reassembly.round-trip" in failed.reproduce
@@ -255,6 +272,8 @@ def test_jobs_give_the_same_verdicts_and_no_other_installed_plugin_loads(tmp_pat
     spread, whole = read_report(out), read_report(broken_run[1])
     assert [(r.clause, r.verdict) for r in spread.results] == [(r.clause, r.verdict) for r in whole.results]
     assert spread.results[0].counterexample == whole.results[0].counterexample
+    ended = sorted(re.sub(r"^\[\d/2\] |, [\d.]+ s$", "", line) for line in done.stderr.splitlines()[1:])
+    assert ended == sorted(f"{r.clause}: {r.verdict}, {r.examples} examples" for r in spread.results)
 
 
 @pytest.mark.parametrize("caller_froze", [False, True])
@@ -294,6 +313,8 @@ def test_a_listed_failure_is_accepted_and_marked_expected(workdir):
     assert report.certified and report.header.baseline == ("reassembly.round-trip",)
     assert report.results[0].verdict == "failed" and report.results[0].expected_failure
     assert report.unexpected == [] and report.score == "1/2"
+    assert f"  expected failure: reassembly.round-trip (failed, MUST), accepted by {baseline}" \
+        in done.stdout.splitlines()
     assert "❌ failed (expected)" in (out / "summary.md").read_text("utf-8")
     case = ET.parse(out / "junit.xml").getroot().find("testcase[@name='reassembly.round-trip']")
     assert case.find("failure") is None and "expected failure" in case.find("skipped").get("message")
@@ -315,8 +336,11 @@ def test_unlisted_failures_and_stale_entries_refuse_and_progress_shows_on_a_term
     summary = (out / "summary.md").read_text("utf-8")
     assert "Refused: stale baseline, these listed clauses now pass (remove them): `reassembly.done`" in summary
     assert f"certifying {BROKEN} on wire openai-chat: 2 clauses" in terminal
-    assert "[1/2] reassembly.round-trip: failed (1 failed)" in terminal
-    assert "[2/2] reassembly.done: passed (1 passed, 1 failed)" in terminal
+    clauses = {r.clause: r for r in report.results}
+    for number, clause in enumerate(["reassembly.round-trip", "reassembly.done"], 1):
+        result = clauses[clause]  # the verdict coloured, the status line before it cleared
+        assert re.search(rf"\r +\r\[{number}/2\] {re.escape(clause)}: (\x1b\[\d+m)?"
+                         rf"{result.verdict}(\x1b\[0m)?, {result.examples} examples, ", terminal)
 
 
 # -- usage errors: one line, exit 2, nothing written -------------------------------------------
