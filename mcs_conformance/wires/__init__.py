@@ -1,7 +1,7 @@
 """Wires: the Hypothesis generators of native messages and their streams, one per format.
 
-Owns the wire registry, each built-in wire, the real-server quirks they draw (and the server
-profiles that draw one server's quirks often), the request each drawn case needs (the
+Owns the wire registry, each built-in wire, the real-server quirks they draw with the
+evidence of each (and the server profiles that draw one server's quirks often), the request each drawn case needs (the
 features a client declares, the check of its HTTP request), the provider errors they can
 end in, how a wire's chunks are framed as an HTTP body, and the hand-made shapes (text
 rewritten into a message, calls written as text, prose that writes none,
@@ -25,8 +25,9 @@ from mcs_conformance.wires._provider_errors import (ERROR_FORMS, error_message, 
                                                     http_error_body, HTTP_STATUSES)
 from mcs_conformance.wires._profiles import (body_quirk_sets, parse_server, SERVER_PROFILES,
                                              ServerProfile)
+from mcs_conformance.wires._provenance import Evidence
 from mcs_conformance.wires._quirks import (allowed_quirks, BODY, OftenQuirks, parse_quirks,
-                                           quirk_names, QUIRKS, without_quirks)
+                                           Quirk, quirk_names, QUIRKS, without_quirks)
 from mcs_conformance.wires._requests import (case_request, drawable_quirks, FEATURES,
                                              features_of, PROGRAMMATIC_BETA, QUIRK_FEATURES,
                                              request_mismatch, Requestable, shape_options,
@@ -43,9 +44,9 @@ __all__ = [
     "wire_for_strategy", "wire_names",
     # cutting text, drawing content
     "draw_pieces", "one_of_these", "pieces", "positions", "prose",
-    # real-server quirks and provider errors
-    "BODY", "ERROR_FORMS", "HTTP_STATUSES", "QUIRKS", "allowed_quirks", "error_message",
-    "error_objects", "http_error_body", "parse_quirks", "quirk_names",
+    # real-server quirks with their evidence, and provider errors
+    "BODY", "ERROR_FORMS", "Evidence", "HTTP_STATUSES", "QUIRKS", "Quirk", "allowed_quirks",
+    "error_message", "error_objects", "http_error_body", "parse_quirks", "quirk_names",
     # server profiles: one real server's quirks, each drawn often
     "SERVER_PROFILES", "OftenQuirks", "ServerProfile", "body_quirk_sets", "parse_server",
     "without_quirks",

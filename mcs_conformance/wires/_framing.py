@@ -31,15 +31,15 @@ BODY_QUIRKS_OF = {
     "openai-responses": _SSE_SPEC | {"data-before-event", "sorted-keys"},  # Bedrock
     "anthropic-messages": _SSE_SPEC | {"data-padding"},  # Anthropic
     "ollama-chat": frozenset(),  # NDJSON: no byte-level quirk recorded
-    # raw Gemini API bodies: CRLF and Google's spacing; a re-encoding proxy's raw separators
+    # raw Gemini API bodies: CRLF and Google's spacing; raw separators (JSON allows them)
     "gemini": _SSE_SPEC | {"spaced-json", "raw-line-separators"},
     "bedrock-converse": frozenset(),  # binary frames: their cuts are the byte-level shapes
 }
 PADDING = 15  # the most spaces Anthropic's recorded events hold before their closing brace
 #: Characters JSON allows raw in a string that `str.splitlines` takes for line ends. No
-#: recorded Gemini body shows Google sending them raw (its raw bodies hold only ASCII), a
-#: re-encoding proxy does (LiteLLM 30471): a Gemini body holds them raw only under the
-#: quirk `raw-line-separators`, so a reader that splits on them fails under that name.
+#: recorded Gemini body shows Google sending them raw (its raw bodies hold only ASCII; a
+#: LiteLLM PR says Vertex does, without the bytes): a Gemini body holds them raw only under
+#: the quirk `raw-line-separators`, so a reader that splits on them fails under that name.
 _SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
 _ESCAPED_SEPARATORS = str.maketrans(_SEPARATORS)
 

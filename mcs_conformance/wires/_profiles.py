@@ -3,9 +3,11 @@
 Drawn with every quirk at once, each quirk comes out rarely, and a short run may never serve
 the shape a given server sends. A profile's `selection` is an `OftenQuirks`: certifying
 against it (`--mcs-server`, `certify --server`) draws each of its quirks 7 times in 8, the
-byte-level ones of the HTTP body too, and the quirks of other servers never. The facts are
-those of docs/quirks.md (recordings in shared/corpora-real); forms only the format or the
-SSE spec allows belong to no server and make each wire's `*-spec-edges` profile.
+byte-level ones of the HTTP body too, and the quirks of other servers never. A profile draws
+only quirks its provenance shows that server sending (`ServerProfile.provenance`,
+docs/quirks.md); forms only the format or the SSE spec allows, or that no server is shown
+sending, belong to no server and make each wire's `*-spec-edges` profile, which is not
+`evidenced`: what fails there is at most a note.
 """
 from __future__ import annotations
 
@@ -13,11 +15,14 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from mcs_conformance.wires._framing import BODY_QUIRKS_OF
+from mcs_conformance.wires._provenance import Evidence
 from mcs_conformance.wires._quirks import (allowed_quirks, BODY, OFTEN, OftenQuirks, QUIRKS,
                                            quirk_names)
 
-__all__ = ["SERVER_PROFILES", "ServerProfile", "body_quirk_sets", "misplaced_quirks",
-           "parse_server"]
+__all__ = ["SERVER_PROFILES", "SPEC_EDGES", "ServerProfile", "body_quirk_sets",
+           "misplaced_quirks", "parse_server"]
+
+SPEC_EDGES = "-spec-edges"  # the name's ending of each wire's profile of no server
 
 
 @dataclass(frozen=True, repr=False)
@@ -39,6 +44,24 @@ class ServerProfile:
         """What the generators take as `quirks=`: these quirks, each drawn often."""
         return OftenQuirks(self.quirks)
 
+    @property
+    def provenance(self) -> dict[str, tuple[Evidence, ...]]:
+        """The evidence behind each quirk drawn here, by name: what shows this server
+        sending it (empty: nothing does); for a `*-spec-edges` profile, what its quirks
+        cite that names no server (the specs, reports without the bytes)."""
+        spec_edges = self.name.endswith(SPEC_EDGES)
+        return {name: tuple(evidence for evidence in QUIRKS[name].provenance
+                            if (not evidence.profiles if spec_edges
+                                else self.name in evidence.profiles))
+                for name in sorted(self.quirks)}
+
+    @property
+    def evidenced(self) -> bool:
+        """Whether the server is shown sending every quirk drawn here. Never for a
+        `*-spec-edges` profile: no server stands behind it, so what fails there can be a
+        note, never a bug."""
+        return not self.name.endswith(SPEC_EDGES) and all(self.provenance.values())
+
 
 _CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI, _BEDROCK = (
     "openai-chat", "anthropic-messages", "openai-responses", "ollama-chat", "gemini",
@@ -56,7 +79,7 @@ _TABLE = (
      ("split-id-then-name", "unicode-escaped-arguments", "empty-fragments", "empty-deltas")),
     ("mistral", _CHAT, "Mistral's API: whole calls without index (its own models), empty-name "
      "continuations (GLM), finish and usage on the last chunk",
-     ("no-index", "whole-call-one-delta", "empty-name-continuations", "usage-on-finish-chunk",
+     ("no-index", "empty-name-continuations", "usage-on-finish-chunk",
       "finish-reason-on-last-delta")),
     ("groq", _CHAT, "Groq: whole calls, usage on the finish chunk and in `x_groq`",
      ("whole-call-one-delta", "usage-on-finish-chunk", "x-groq-usage")),
@@ -85,8 +108,10 @@ _TABLE = (
     ("openai-responses", _RESPONSES, "OpenAI's own Responses API, early 2025: no "
      "`sequence_number`", ("no-sequence-number",)),
     ("bedrock-responses", _RESPONSES, "AWS Bedrock's Responses-compatible server: ids restart, "
-     "whole arguments, `data:` before `event:`, sorted keys",
-     ("call-ids-restart", "whole-arguments-one-delta", "data-before-event", "sorted-keys")),
+     "`data:` before `event:`, sorted keys",
+     ("call-ids-restart", "data-before-event", "sorted-keys")),
+    ("ollama-responses", _RESPONSES, "Ollama's /v1/responses: each call's whole arguments in "
+     "one delta (from its source, no recording)", ("whole-arguments-one-delta",)),
     ("openai-responses-spec-edges", _RESPONSES, "no server: what the SSE spec allows (CRLF, "
      "`data:` without a space)", _SSE_SPEC),
     # Anthropic Messages
@@ -99,18 +124,17 @@ _TABLE = (
     ("anthropic-messages-spec-edges", _ANTHROPIC, "no server: what the SSE spec allows (CRLF, "
      "`data:` without a space)", _SSE_SPEC),
     # Ollama's own chat API
-    ("ollama", _OLLAMA, "Ollama's /api/chat today: calls without `arguments`, qwen3's "
-     "`</think>` in content", ("call-without-arguments", "think-tag-in-content")),
-    ("ollama-older", _OLLAMA, "Ollama's /api/chat before call ids: no id or index, calls in "
-     "the done chunk", ("no-call-id", "no-call-index", "calls-in-done-chunk",
-                        "call-without-arguments")),
+    ("ollama-older", _OLLAMA, "Ollama's /api/chat before call ids (v0.4.6 to v0.12.9): no id, "
+     "no index, qwen3's `</think>` in content",
+     ("no-call-id", "no-call-index", "think-tag-in-content")),
+    ("ollama-chat-spec-edges", _OLLAMA, "no server: what Ollama's format allows (calls in the "
+     "done chunk, a call without `arguments`)", ("calls-in-done-chunk", "call-without-arguments")),
     # Gemini
     ("gemini-api", _GEMINI, "the Gemini API with Gemini 3: a last record of empty text, "
      "a text's signature on its own empty part, CRLF and Google's JSON spacing",
-     ("empty-text-finish", "signature-on-empty-text", "empty-text-parts", "sse-crlf",
-      "spaced-json")),
-    ("gemini-api-2", _GEMINI, "the Gemini API with Gemini 2.x: calls without id, several in "
-     "one record", ("call-without-id", "calls-in-one-record", "sse-crlf", "spaced-json")),
+     ("empty-text-finish", "signature-on-empty-text", "sse-crlf", "spaced-json")),
+    ("gemini-api-2", _GEMINI, "the Gemini API with Gemini 2.x: calls without id, CRLF and "
+     "Google's JSON spacing", ("call-without-id", "sse-crlf", "spaced-json")),
     ("vertex-ai", _GEMINI, "Vertex AI: its envelope, calls without id, no-args calls without "
      "`args`", ("vertex-envelope", "call-without-id", "call-without-args", "empty-text-finish")),
     ("vertex-ai-partial-args", _GEMINI, "Vertex AI with streamFunctionCallArguments: arguments "
@@ -129,10 +153,11 @@ _TABLE = (
      ("kimi-tool-ids",)),
     ("bedrock-converse-spec-edges", _BEDROCK, "no server: what the format allows (a tool block "
      "with no input delta)", ("tool-use-no-deltas",)),
-    ("gemini-spec-edges", _GEMINI, "no server: what the format and the SSE spec allow (a "
-     "usage-only last record, CRLF, `data:` without a space, line separators raw in JSON "
-     "strings as a re-encoding proxy sends them)",
-     ("usage-only-last-record", "raw-line-separators", *_SSE_SPEC)),
+    ("gemini-spec-edges", _GEMINI, "no server: what the format, JSON and the SSE spec allow "
+     "(several calls in one record, empty text parts, a usage-only last record, line "
+     "separators raw in JSON strings, CRLF, `data:` without a space)",
+     ("calls-in-one-record", "empty-text-parts", "usage-only-last-record",
+      "raw-line-separators", *_SSE_SPEC)),
 )
 
 #: Every server profile by name.

@@ -1,7 +1,9 @@
 """The quirks of real provider servers, by stable name: what each is and who sends it.
 
 A quirk is a departure from a provider's own current stream shape that some real server
-sends (facts from the recordings in shared/corpora-real, QUIRKS.md). Each wire draws the
+sends, or one its format allows; each carries its provenance (wires/_provenance.py): the
+recording, report or server source that shows a server sending it, or the spec that allows
+it (`Quirk.evidenced` tells them apart). Each wire draws the
 quirks of its format and records the ones a drawn case holds in `Case.quirks`, so that a
 failure report can say "fails only on vLLM-style streams"; users select them with
 `--mcs-quirks` (docs/quirks.md). A plain selection draws each quirk rarely, beside the
@@ -18,9 +20,10 @@ from typing import Iterable
 from hypothesis.errors import InvalidArgument
 
 from mcs_conformance.wires._base import Tape
+from mcs_conformance.wires._provenance import EVIDENCE, Evidence
 
 __all__ = ["BODY", "OFTEN", "QUIRKS", "OftenQuirks", "Quirk", "allowed_quirks", "maybe",
-           "often_pick", "parse_quirks", "quirk_names", "without_quirks"]
+           "often_pick", "parse_quirks", "quirk_names", "quirks_of", "without_quirks"]
 
 BODY = "body"
 OFTEN = 8  # under a server profile a quirk is left out one time in `OFTEN`
@@ -63,14 +66,34 @@ class OftenQuirks(frozenset):
         return f"OftenQuirks({sorted(self)!r})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Quirk:
-    """One quirk: its stable `name`, its `wire` (or `body`), what it is, who sends it."""
+    """One quirk: its stable `name`, its `wire` (or `body`), what it is, who sends it, and
+    its `provenance`: the evidence for it, never empty."""
 
     name: str
     wire: str
     description: str
     servers: tuple[str, ...]
+    provenance: tuple[Evidence, ...]
+
+    def __post_init__(self) -> None:
+        if not self.provenance:
+            raise ValueError(f"quirk {self.name!r} has no provenance: give the recording, "
+                             f"report or source that shows a server sending it, or the spec "
+                             f"that allows it (wires/_provenance.py)")
+
+    def __repr__(self) -> str:  # the evidence is long; docs/quirks.md shows it
+        return (f"Quirk(name={self.name!r}, wire={self.wire!r}, "
+                f"description={self.description!r}, servers={self.servers!r}, "
+                f"evidenced={self.evidenced!r})")
+
+    @property
+    def evidenced(self) -> bool:
+        """Whether some evidence shows a real server sending it (a spec, an intermediary or
+        a report without the bytes shows none): unevidenced quirks belong to no server's
+        profile, only to their wire's `*-spec-edges` one."""
+        return any(evidence.profiles for evidence in self.provenance)
 
 
 _CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI, _BEDROCK = (
@@ -80,7 +103,7 @@ _CHAT, _ANTHROPIC, _RESPONSES, _OLLAMA, _GEMINI, _BEDROCK = (
 _TABLE = (
     # OpenAI Chat Completions and compatible servers
     (_CHAT, "split-id-then-name", "a call's `id` and `type` come first, then `name` alone, "
-     "then the arguments", ("vLLM (older)",)),
+     "then the arguments", ("vLLM",)),
     (_CHAT, "no-index", "tool-call deltas carry no `index`; each call arrives whole in one "
      "delta",
      ("Mistral",)),
@@ -89,17 +112,18 @@ _TABLE = (
     (_CHAT, "empty-name-continuations", "continuation deltas carry `name: \"\"`, which must "
      "not overwrite the name", ("GLM via Mistral's API",)),
     (_CHAT, "whole-call-one-delta", "a call's index, id, name and whole arguments in one delta",
-     ("Groq", "xAI", "Mistral", "Zhipu")),
+     ("Groq", "xAI", "Zhipu", "Ollama's /v1/chat/completions")),
     (_CHAT, "fragments-same-chunk", "several tool-call fragments (of one index or several) "
      "in one chunk", ("the format allows it",)),
     (_CHAT, "interleaved-calls", "the fragments of parallel calls interleave by index",
      ("the format allows it",)),
     (_CHAT, "empty-deltas", "deltas with nothing new (`{}` or `content: \"\"`) between "
-     "others", ("vLLM", "Snowflake")),
+     "others", ("vLLM", "Snowflake Cortex")),
     (_CHAT, "azure-empty-first-chunk", "a first chunk with `choices: []`, empty "
      "`id`/`model`/`object` and `prompt_filter_results`", ("Azure OpenAI",)),
     (_CHAT, "usage-only-chunk", "with `include_usage`, a trailing chunk with `choices: []` "
-     "and the usage", ("OpenAI", "Snowflake")),
+     "and the usage", ("OpenAI", "Azure OpenAI", "Alibaba Qwen", "Snowflake Cortex", "xAI",
+                        "Ollama's /v1/chat/completions")),
     (_CHAT, "moderation-chunk", "a further trailing `choices: []` chunk carrying "
      "`moderation`", ("OpenAI gpt-5",)),
     (_CHAT, "usage-on-finish-chunk", "the usage rides on the finish chunk instead of a "
@@ -109,7 +133,8 @@ _TABLE = (
      "content or call delta", ("Mistral", "Zhipu")),
     (_CHAT, "finish-reason-first-chunk", "`finish_reason` already on the first chunk, which "
      "holds the role and the whole answer", ("Zhipu",)),
-    (_CHAT, "finish-reason-twice", "a second chunk repeats `finish_reason`", ("Zhipu",)),
+    (_CHAT, "finish-reason-twice", "a second chunk repeats `finish_reason`",
+     ("Zhipu", "OpenRouter")),
     (_CHAT, "no-finish-reason", "no chunk carries a `finish_reason`; the stream just ends",
      ("Snowflake Cortex",)),
     (_CHAT, "empty-envelope", "chunks with `id: \"\"`, `created: 0` and empty "
@@ -136,20 +161,20 @@ _TABLE = (
     # OpenAI Responses
     (_RESPONSES, "no-sequence-number", "events without `sequence_number`",
      ("OpenAI (early 2025)",)),
-    (_RESPONSES, "call-ids-restart", "call ids restart at `call_0` in every response",
-     ("Bedrock",)),
+    (_RESPONSES, "call-ids-restart", "call ids numbered anew in every response (`call_0`, "
+     "`call_1`, ...), so they repeat across turns", ("Bedrock",)),
     (_RESPONSES, "whole-arguments-one-delta", "a call's whole arguments in one "
-     "`function_call_arguments.delta`", ("Bedrock",)),
+     "`function_call_arguments.delta`", ("Ollama's /v1/responses",)),
     # Ollama
-    (_OLLAMA, "no-call-id", "calls without `id` (older servers)", ("Ollama (older)",)),
+    (_OLLAMA, "no-call-id", "calls without `id` (older servers)", ("Ollama before v0.12.10",)),
     (_OLLAMA, "no-call-index", "calls without `function.index` (older servers)",
-     ("Ollama (older)",)),
+     ("Ollama before v0.12.6",)),
     (_OLLAMA, "calls-in-done-chunk", "the calls ride in the `done: true` chunk itself",
-     ("Ollama (older)",)),
+     ("the format allows it",)),
     (_OLLAMA, "call-without-arguments", "a call with no arguments lacks the `arguments` key",
-     ("Ollama",)),
+     ("the format allows it",)),
     (_OLLAMA, "think-tag-in-content", "thinking text, with a literal `</think>`, inside "
-     "`content`", ("Ollama with qwen3",)),
+     "`content`", ("Ollama v0.8 to v0.12.3 with qwen3",)),
     # Gemini (`streamGenerateContent`)
     (_GEMINI, "vertex-envelope", "Vertex AI's records: `createTime`, no candidate `index`, "
      "`trafficType` in the usage (only that in the records before the last)", ("Vertex AI",)),
@@ -167,10 +192,11 @@ _TABLE = (
     (_GEMINI, "partial-args-noop-chunks", "records of `{\"functionCall\": {\"willContinue\": "
      "true}}` with no arguments between `partialArgs` entries", ("Vertex AI",)),
     (_GEMINI, "calls-in-one-record", "several calls' parts in one record",
-     ("Gemini API (Gemini 2.0)",)),
-    (_GEMINI, "empty-text-parts", "`{\"text\": \"\"}` parts between others", ("Gemini API",)),
+     ("the format allows it",)),
+    (_GEMINI, "empty-text-parts", "`{\"text\": \"\"}` parts between others",
+     ("the format allows it",)),
     (_GEMINI, "empty-text-finish", "the content ends, then a last record holds only "
-     "`{\"text\": \"\"}` and the `finishReason`", ("Gemini API (Gemini 3)",)),
+     "`{\"text\": \"\"}` and the `finishReason`", ("Gemini API (Gemini 3)", "Vertex AI")),
     (_GEMINI, "signature-on-empty-text", "a text part's `thoughtSignature` arrives alone, on a "
      "later `{\"text\": \"\", \"thoughtSignature\": ...}` part", ("Gemini API (Gemini 3)",)),
     (_GEMINI, "usage-only-last-record", "after the `finishReason` record, a record with the "
@@ -192,24 +218,32 @@ _TABLE = (
     # Byte-level, applied by the local HTTP server to SSE bodies
     (BODY, "sse-comments", "`:` comment lines between events", ("OpenRouter",)),
     (BODY, "sse-crlf", "lines end in `\\r\\n` (the SSE spec allows it)",
-     ("the SSE spec allows it",)),
+     ("Gemini API", "the SSE spec allows it")),
     (BODY, "data-padding", "each event's JSON padded with spaces before its closing `}`",
      ("Anthropic",)),
     (BODY, "data-before-event", "the `data:` line before the `event:` line", ("Bedrock",)),
     (BODY, "sorted-keys", "JSON keys sorted alphabetically", ("Bedrock", "Snowflake Cortex")),
     (BODY, "raw-line-separators", "U+2028, U+2029 and U+0085 raw inside JSON strings (JSON "
      "allows it; Gemini's recorded raw bodies hold only ASCII, so the kit escapes them "
-     "unless this quirk is drawn)",
-     ("a proxy that re-encodes Gemini's records (LiteLLM's proxy)",)),
+     "unless this quirk is drawn)", ("JSON allows it",)),
     (BODY, "spaced-json", "JSON written with `\": \"` after keys and `,` alone between "
      "items", ("Gemini API",)),
     (BODY, "no-space-after-data", "`data:{...}` with no space after the colon",
      ("the SSE spec allows it",)),
 )
 
+def quirks_of(table: tuple, evidence: dict) -> dict[str, Quirk]:
+    """The quirks of `table` rows `(wire, name, description, servers)`, each with its
+    provenance from `evidence`; a row without any raises `ValueError` naming it."""
+    stray = set(evidence) - {row[1] for row in table}
+    if stray:
+        raise ValueError(f"provenance of unknown quirk(s): {', '.join(sorted(stray))}")
+    return {name: Quirk(name, wire, text, servers, evidence.get(name, ()))
+            for wire, name, text, servers in table}
+
+
 #: Every known quirk by name.
-QUIRKS: dict[str, Quirk] = {name: Quirk(name, wire, text, servers)
-                            for wire, name, text, servers in _TABLE}
+QUIRKS: dict[str, Quirk] = quirks_of(_TABLE, EVIDENCE)
 
 
 def quirk_names(wire: str | None = None) -> frozenset:

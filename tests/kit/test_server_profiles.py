@@ -206,7 +206,7 @@ def test_a_profile_beside_a_quirk_selection_is_one_line(pytester: pytest.Pyteste
      "--server nope: unknown server profile 'nope'; known profiles: "),
     (["--client", CLIENT, "--wire", "ollama-chat", "--server", "vllm"],
      "--server vllm: a server of wire openai-chat, but " + CLIENT + " is served on wire "
-     "ollama-chat; profiles of ollama-chat: ollama, ollama-older"),
+     "ollama-chat; profiles of ollama-chat: ollama-older, ollama-chat-spec-edges"),
     (["mcs_reference:OpenAIChatStrategy", "--server", "vllm", "--quirks", "no-index"],
      "--server vllm: the profile chooses the quirks; drop --quirks no-index"),
 ])
@@ -219,7 +219,7 @@ def test_certify_refuses_bad_server_values_in_one_line(tmp_path, capsys, args, s
 
 def test_the_report_header_round_trips_the_profile(tmp_path):
     report = run(Request(target=REFERENCE["ollama-chat"], profile="dev", seed=0,
-                         clauses=("reassembly.done",), server="ollama"))
+                         clauses=("reassembly.done",), server="ollama-older"))
     text = "".join(json.dumps(line) + "\n" for line in report.serialized())
-    assert json.loads(text.splitlines()[0])["server"] == "ollama"
-    assert Report.from_jsonl(text).header.server == "ollama"
+    assert json.loads(text.splitlines()[0])["server"] == "ollama-older"
+    assert Report.from_jsonl(text).header.server == "ollama-older"

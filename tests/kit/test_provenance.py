@@ -1,0 +1,128 @@
+"""Provenance: every quirk carries evidence, a profile named after a server draws only what
+that server is shown sending, the `*-spec-edges` profiles are never evidenced, and
+docs/quirks.md shows it all as the tables hold it."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcs_conformance.wires import Evidence, QUIRKS, SERVER_PROFILES, ServerProfile
+from mcs_conformance.wires._profiles import SPEC_EDGES
+from mcs_conformance.wires._provenance import EVIDENCE
+from mcs_conformance.wires._quirks import _TABLE, quirks_of
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+sys.path.insert(0, str(DOCS))
+import gen_quirks  # noqa: E402
+
+SERVERS = [name for name in SERVER_PROFILES if not name.endswith(SPEC_EDGES)]
+EDGES = [name for name in SERVER_PROFILES if name.endswith(SPEC_EDGES)]
+
+
+def test_every_quirk_carries_provenance():
+    assert set(EVIDENCE) == set(QUIRKS)
+    for quirk in QUIRKS.values():
+        assert quirk.provenance and all(isinstance(e, Evidence) for e in quirk.provenance)
+
+
+def test_a_quirk_added_without_provenance_is_refused():
+    broken = _TABLE + (("openai-chat", "made-up", "a shape nobody recorded", ("someone",)),)
+    with pytest.raises(ValueError, match="quirk 'made-up' has no provenance"):
+        quirks_of(broken, EVIDENCE)
+    with pytest.raises(ValueError, match="provenance of unknown quirk.*made-up"):
+        quirks_of(_TABLE, {**EVIDENCE, "made-up": EVIDENCE["pings"]})
+    assert quirks_of(_TABLE, EVIDENCE) == QUIRKS
+
+
+@pytest.mark.parametrize("changes, says", [
+    ({"kind": "hearsay"}, "kind 'hearsay' is not one of"),
+    ({"where": "github.com/a/b"}, "an https link"),
+    ({"shows": ""}, "what it shows"),
+    ({"kind": "spec", "profiles": ("groq",)}, "a spec shows no server"),
+])
+def test_evidence_refuses_what_cannot_be_evidence(changes, says):
+    fields = {"kind": "recording", "where": "https://example.com/x", "shows": "a stream",
+              "profiles": ("groq",), **changes}
+    with pytest.raises(ValueError, match=says):
+        Evidence(**fields)
+
+
+def test_evidence_names_only_profiles_that_draw_its_quirk():
+    for quirk in QUIRKS.values():
+        for evidence in quirk.provenance:
+            for name in evidence.profiles:
+                assert quirk.name in SERVER_PROFILES[name].quirks, (quirk.name, name)
+
+
+def test_a_recording_or_source_names_its_repository_commit_and_path():
+    for quirk in QUIRKS.values():
+        for evidence in quirk.provenance:
+            if evidence.kind in ("recording", "source"):
+                assert re.fullmatch(r"https://github\.com/[^/]+/[^/]+/blob/([0-9a-f]{10,40}|"
+                                    r"v[\d.]+)/[^#]+(#L\d+)?", evidence.where), evidence.where
+            if evidence.kind == "source":
+                assert "#L" in evidence.where, evidence.where  # the line that sends it
+
+
+@pytest.mark.parametrize("name", SERVERS)
+def test_a_server_profile_draws_only_what_its_server_is_shown_sending(name):
+    profile = SERVER_PROFILES[name]
+    assert {q: e for q, e in profile.provenance.items() if not e} == {}
+    assert profile.evidenced
+
+
+@pytest.mark.parametrize("name", EDGES)
+def test_a_spec_edges_profile_is_never_evidenced_and_cites_no_server(name):
+    profile = SERVER_PROFILES[name]
+    assert not profile.evidenced
+    for quirk, evidence in profile.provenance.items():
+        assert evidence and all(not e.profiles for e in evidence), quirk
+
+
+def test_an_unevidenced_quirk_is_drawn_by_no_server():
+    unevidenced = {name for name, quirk in QUIRKS.items() if not quirk.evidenced}
+    assert {"interleaved-calls", "calls-in-done-chunk", "raw-line-separators"} <= unevidenced
+    for name in SERVERS:
+        assert SERVER_PROFILES[name].quirks & unevidenced == set(), name
+    assert unevidenced <= set().union(*(SERVER_PROFILES[name].quirks for name in EDGES))
+
+
+def test_a_profile_drawing_a_shape_its_server_is_not_shown_sending_is_not_evidenced():
+    broken = ServerProfile("groq", "openai-chat",
+                           frozenset({"x-groq-usage", "interleaved-calls", "no-index"}), "")
+    assert not broken.evidenced
+    assert [q for q, e in broken.provenance.items() if not e] == ["interleaved-calls",
+                                                                  "no-index"]
+    renamed = ServerProfile("groq" + SPEC_EDGES, "openai-chat", frozenset({"x-groq-usage"}), "")
+    assert not renamed.evidenced  # a spec-edges profile never stands for a server
+
+
+def test_the_docs_page_is_what_the_tables_render():
+    page = (DOCS / "quirks.md").read_text("utf-8")
+    assert gen_quirks.render(page) == page, (
+        "docs/quirks.md is stale: python docs/gen_quirks.py --write")
+
+
+def test_a_stale_or_missing_block_of_the_page_is_caught():
+    page = (DOCS / "quirks.md").read_text("utf-8")
+    stale = page.replace("| `pings` | `anthropic-messages` |", "| `pings` | `openai-chat` |", 1)
+    assert stale != page and gen_quirks.render(stale) == page
+    cut = re.sub(r"<!-- generated by docs/gen_quirks.py: provenance of quirks -->.*?"
+                 r"<!-- provenance of quirks ends here -->", "", page, flags=re.S)
+    with pytest.raises(ValueError, match="lacks the generated block.*provenance of quirks"):
+        gen_quirks.render(cut)
+
+
+def test_the_page_shows_each_quirks_links_and_each_profiles_evidence():
+    page = (DOCS / "quirks.md").read_text("utf-8")
+    for quirk in QUIRKS.values():
+        section = page.split(f"#### `{quirk.name}`\n", 1)[1].split("####", 1)[0]
+        for evidence in quirk.provenance:
+            assert f"]({evidence.where})" in section and evidence.shows in section, quirk.name
+    for profile in SERVER_PROFILES.values():
+        row = next(line for line in page.splitlines()
+                   if line.startswith(f"| `{profile.name}` | [`"))
+        assert all(f"[`{quirk}`](#{quirk})" in row for quirk in profile.quirks), row
