@@ -169,7 +169,7 @@ def _quirks_said(observation: dict) -> str:
 def _unevidenced(observation: dict) -> tuple:
     """The quirks of the observation's stream that no real server is shown to send."""
     return tuple(name for name in observation.get("quirks") or ()
-                 if name in QUIRKS and not getattr(QUIRKS[name], "evidenced", True))
+                 if name in QUIRKS and not QUIRKS[name].evidenced)
 
 
 def _twin(observation: dict) -> dict | None:

@@ -108,13 +108,17 @@ def test_a_bug_needs_the_library_disagreeing_with_itself_or_a_promise(world):
     assert judging.problems(derived(root, causes), tmp_path) == []
 
 
-def test_no_bug_rests_on_a_shape_no_server_is_shown_to_send(world, monkeypatch):
+def test_no_bug_rests_on_a_shape_no_server_is_shown_to_send(world):
+    """`interleaved-calls` is only what the format allows (a spec-edges quirk): even with a
+    promise and the library disagreeing with itself, no bug may rest on it."""
     tmp_path, root, causes = world
-    from mcs_conformance.wires import QUIRKS
-    monkeypatch.setattr(type(QUIRKS["split-id-then-name"]), "evidenced",
-                        property(lambda quirk: quirk.name != "split-id-then-name"), raising=False)
+    save(root, "acme", "openai-chat-spec-edges",
+         [observation("a4", TWIN_RIGHT, quirks=["interleaved-calls"], body=BODY * 2)])
     write_causes(causes, tmp_path, [cause("both", matches={}, promise="its docs say X")])
-    problems = judging.problems(derived(root, causes), tmp_path)
+    matrix = derived(root, causes)
+    assert [f.judgment.unevidenced for f in matrix.failures if f.observation.id == "a4"] == [
+        ("interleaved-calls",)]
+    problems = judging.problems(matrix, tmp_path)
     assert any("no real server is shown to send" in p for p in problems), problems
 
 

@@ -1,0 +1,60 @@
+"""The client rules as pure functions of an observation: how a failure is known (its
+evidence) decides whether it is a bug or a note, and a shape no real server is shown to
+send makes any failure a note."""
+from __future__ import annotations
+
+from mcs_conformance.clauses import judge_observation
+
+CALL = {"name": "get_weather", "arguments": {"city": "Paris"}, "id": "call_1"}
+TRUTH = {"calls": [{**CALL, "malformed": False}], "text": "", "message": None,
+         "stopped_at_token_limit": False, "provider_error": None}
+LOST = {"calls": [], "text": "", "message": None, "error": None}
+RIGHT = {"calls": [CALL], "text": "", "message": None, "error": None}
+
+
+def observed(outcome: dict, twin: dict | None = None, quirks=()) -> dict:
+    observation = {"wire": "openai-chat", "status": 200, "complete": True, "quirks": list(quirks),
+                   "size": 10, "pieces": ["x"], "truth": TRUTH, "outcome": outcome}
+    if twin is not None:
+        observation["twin_outcome"] = twin
+    return observation
+
+
+def test_a_stream_that_differs_from_its_own_stream_false_answer_is_a_bug():
+    judged = judge_observation("client.calls", observed(LOST, twin=RIGHT))
+    assert (judged.severity, judged.evidence, judged.is_note) == ("silent-loss", "self", False)
+    assert "its own stream=false answer gives 1 call(s)" in judged.reason
+
+
+def test_a_stream_that_agrees_with_its_own_stream_false_answer_is_a_note():
+    judged = judge_observation("client.calls", observed(LOST, twin=LOST))
+    assert (judged.severity, judged.evidence, judged.is_note) == ("silent-loss", "provider", True)
+    assert "a contract choice, not a stream bug" in judged.reason
+
+
+def test_without_a_stream_false_answer_the_failure_stays_one():
+    judged = judge_observation("client.calls", observed(LOST))
+    assert (judged.evidence, judged.is_note) == ("unasked", False)
+
+
+def test_a_crash_is_a_bug_only_where_the_whole_twin_is_read():
+    crashed = {**LOST, "error": "TypeError: boom"}
+    assert judge_observation("client.calls", observed(crashed, twin=RIGHT)).evidence == "self"
+    both = judge_observation("client.calls", observed(crashed, twin=crashed))
+    assert (both.severity, both.evidence, both.is_note) == ("crash", "provider", True)
+
+
+def test_a_shape_no_server_is_shown_to_send_makes_a_note():
+    judged = judge_observation("client.calls", observed(LOST, twin=RIGHT,
+                                                        quirks=["interleaved-calls", "no-index"]))
+    assert judged.unevidenced == ("interleaved-calls",) and judged.is_note
+    assert not judge_observation("client.calls", observed(LOST, twin=RIGHT,
+                                                          quirks=["no-index"])).is_note
+
+
+def test_a_clean_cut_accepted_is_a_contract_note_and_a_drop_is_not():
+    cut = {**observed(LOST), "truth": {**TRUTH}}
+    early = judge_observation("client.early-end", cut)
+    assert (early.severity, early.evidence, early.is_note) == ("contract", "wire", True)
+    dropped = judge_observation("client.truncated", {**cut, "complete": False})
+    assert (dropped.severity, dropped.is_note) == ("false-success", False)
