@@ -156,34 +156,37 @@ def http_errors(wire: str) -> st.SearchStrategy[tuple[Served, str]]:
     return st.tuples(error_objects(wire), st.sampled_from(HTTP_STATUSES)).map(made)
 
 
-def _streamed(wire: str, message: dict) -> st.SearchStrategy[Case]:
-    """A `Case` carrying `message` on `wire`, chunked as the wire chunks its own messages."""
-    return chunkings(wire, message).map(lambda chunks: case_of(wire, message, chunks))
+def _streamed(wire: str, message: dict, quirks: frozenset | None) -> st.SearchStrategy[Case]:
+    """A `Case` carrying `message` on `wire`, chunked as the wire chunks its own messages
+    (no quirk; only what the selection's client can ask for)."""
+    return chunkings(wire, message, **shape_options(wire, quirks)).map(
+        lambda chunks: case_of(wire, message, chunks))
 
 
 @st.composite
 def prose_streams(draw: Callable, wire: str, quirks: frozenset | None) -> Served:
     """Text-only streams whose text holds braces, JSON, code fences and tags: no call."""
     native = draw(get_wire(wire).messages(max_calls=0, **shape_options(wire, quirks)))
-    case = draw(_streamed(wire, with_text(wire, native, draw(quiet_prose()))))
+    case = draw(_streamed(wire, with_text(wire, native, draw(quiet_prose())), quirks))
     return draw(_sent(case, quirks))
 
 
 @st.composite
 def malformed_streams(draw: Callable, wire: str, quirks: frozenset | None) -> tuple:
     """A stream with one call whose arguments are not a JSON object: `(served, name, raw)`.
-    Anthropic's: a tool_use cut by `max_tokens` (its JSON left unfinished)."""
+    Anthropic's: a tool_use cut by `max_tokens` (its JSON left unfinished; every Anthropic
+    request sets `max_tokens`)."""
+    native = get_wire(wire)  # the stream around it drawn with the selection, as every case
+    bound = replace(native, cases=lambda **options: native.cases(
+        quirks=quirks, **shape_options(wire, quirks), **options))
     if wire == "anthropic-messages":
-        native = get_wire(wire)  # its streams drawn with the selection, as every other case
-        bound = replace(native, cases=lambda **options: native.cases(
-            quirks=quirks, **shape_options(wire, quirks), **options))
         events, bad, raw = draw(cut_by_max_tokens(bound))
         case = Case(wire=wire, message={}, chunks=events, done_at=len(events) - 1, calls=[bad],
                     text="")
     else:
-        message, expected, raw = draw(malformed_message(get_wire(wire)))
+        message, expected, raw = draw(malformed_message(bound))
         bad = next(call for call in expected if call.error is not None)
-        chunks = draw(chunkings(wire, message))
+        chunks = draw(chunkings(wire, message, **shape_options(wire, quirks)))
         case = Case(wire=wire, message=message, chunks=chunks, done_at=len(chunks) - 1,
                     calls=expected, text="")
     return draw(_sent(case, quirks)), bad.name, raw

@@ -130,15 +130,16 @@ class ClientRunner:
     def features(self) -> frozenset | None:
         """The request features the client declared on this wire; None when it declares
         none and is told nothing (a v1 harness, a Python client without `request`). A Python
-        client taking `request` declares every feature, or those of its `request_features`
-        attribute."""
+        client taking `request` declares every feature of the wire, or those of its
+        `request_features` attribute."""
         self.start()
         if isinstance(self.loaded, HarnessTarget):
             declared = getattr(self._client, "features", None)
             return None if declared is None else declared.get(self.wire, frozenset())
         if not takes_request(self.loaded.function):
             return None
-        return frozenset(getattr(self.loaded.function, "request_features", FEATURES))
+        return frozenset(getattr(self.loaded.function, "request_features",
+                                 FEATURES.get(self.wire, ())))
 
     @property
     def quirks(self) -> frozenset | None:

@@ -4,10 +4,10 @@ mcs_conformance.clients.reference_client:reference_client --wire openai-chat`.
 
 It is also the model of a client target: one streaming request, the body consumed as the
 library's users consume it, one outcome (schemas/outcome.json) returned, never an exception.
-It takes `request`, so the kit tells it what each case needs (tools, `n`, include_usage,
-thinking, betas: docs/clients.md) and checks that it asks for it, and `stream`, so the kit
-can ask it the same case's non-streamed answer (`stream=False`: the whole body read at once
-and read by the same strategy).
+It takes `request`, so the kit tells it what each case needs (the tools, `n`, the token
+limit, thinking, the documents cited...: docs/harness-protocol.md) and checks that it asks
+for it, and `stream`, so the kit can ask it the same case's non-streamed answer
+(`stream=False`: the whole body read at once and read by the same strategy).
 """
 from __future__ import annotations
 
@@ -54,24 +54,63 @@ def request_body(wire: str, *, stream: bool = True, request: dict | None = None)
     if wire == "openai-responses":
         body: dict[str, Any] = {"model": "mcs", "input": _PROMPT, "stream": stream}
         tools = [{"type": "function", **tool} for tool in tools]
+        _ask_responses(body, request)
     else:
         body = {"model": "mcs", "stream": stream,
                 "messages": [{"role": "user", "content": _PROMPT}]}
     if wire in ("openai-chat", "ollama-chat"):
         tools = [{"type": "function", "function": tool} for tool in tools]
+    if wire == "openai-chat":
+        _ask_chat(body, request)
+    if wire == "ollama-chat":
+        _ask_ollama(body, request)
     if wire == "anthropic-messages":
-        body["max_tokens"] = 4096
         tools = [{"name": tool["name"], "description": tool["description"],
                   "input_schema": tool["parameters"]} for tool in tools]
-        if "thinking" in request:
-            body["thinking"] = {"type": "enabled", **request["thinking"]}
+        _ask_anthropic(body, request)
+    tools = [*tools, *request.get("native_tools", ())]
     if tools:
         body["tools"] = tools
-    if "n" in request:
-        body["n"] = request["n"]
-    if request.get("include_usage"):
-        body["stream_options"] = {"include_usage": True}
     return body
+
+
+def _ask_chat(body: dict, request: dict) -> None:
+    for key, field, value in (("n", "n", request.get("n")),
+                              ("include_usage", "stream_options", {"include_usage": True}),
+                              ("max_tokens", "max_completion_tokens", request.get("max_tokens")),
+                              ("logprobs", "logprobs", True),
+                              ("web_search", "web_search_options", {})):
+        if key in request:
+            body[field] = value
+
+
+def _ask_responses(body: dict, request: dict) -> None:
+    for key, field, value in (
+            ("max_tokens", "max_output_tokens", request.get("max_tokens")),
+            ("reasoning_summary", "reasoning", {"summary": request.get("reasoning_summary")}),
+            ("include", "include", request.get("include")),
+            ("background", "background", True),
+            ("context_management", "context_management", request.get("context_management"))):
+        if key in request:
+            body[field] = value
+
+
+def _ask_anthropic(body: dict, request: dict) -> None:
+    body["max_tokens"] = request.get("max_tokens", 4096)
+    if "thinking" in request:
+        body["thinking"] = {"type": "enabled", **request["thinking"]}
+    if "stop_sequences" in request:
+        body["stop_sequences"] = request["stop_sequences"]
+    sources = [*request.get("documents", ()), *request.get("search_results", ())]
+    if sources:
+        body["messages"][0]["content"] = [*sources, {"type": "text", "text": _PROMPT}]
+
+
+def _ask_ollama(body: dict, request: dict) -> None:
+    if "think" in request:
+        body["think"] = True
+    if "max_tokens" in request:
+        body["options"] = {"num_predict": request["max_tokens"]}
 
 
 def _gemini_body(request: dict) -> dict:
@@ -79,8 +118,13 @@ def _gemini_body(request: dict) -> dict:
     body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": _PROMPT}]}]}
     if request.get("tools"):
         body["tools"] = [{"functionDeclarations": list(request["tools"])}]
+    config: dict[str, Any] = {}
     if request.get("include_thoughts"):
-        body["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
+        config["thinkingConfig"] = {"includeThoughts": True}
+    if "max_tokens" in request:
+        config["maxOutputTokens"] = request["max_tokens"]
+    if config:
+        body["generationConfig"] = config
     if request.get("stream_function_call_arguments"):
         body["toolConfig"] = {"functionCallingConfig": {"streamFunctionCallArguments": True}}
     return body
@@ -93,6 +137,11 @@ def _converse_body(request: dict) -> dict:
         body["toolConfig"] = {"tools": [{"toolSpec": {
             "name": tool["name"], "description": tool["description"],
             "inputSchema": {"json": tool["parameters"]}}} for tool in request["tools"]]}
+    if "max_tokens" in request:
+        body["inferenceConfig"] = {"maxTokens": request["max_tokens"]}
+    if "reasoning" in request:
+        body["additionalModelRequestFields"] = {"thinking": {"type": "enabled",
+                                                             **request["reasoning"]}}
     return body
 
 

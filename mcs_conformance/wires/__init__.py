@@ -1,8 +1,9 @@
 """Wires: the Hypothesis generators of native messages and their streams, one per format.
 
 Owns the wire registry, each built-in wire, the real-server quirks they draw with the
-evidence of each (and the server profiles that draw one server's quirks often), the request each drawn case needs (the
-features a client declares, the check of its HTTP request), the provider errors they can
+evidence of each (and the server profiles that draw one server's quirks often), the request
+each drawn case needs (the features a client declares and the shapes each elicits, what a
+client is told, the check of its HTTP request), the provider errors they can
 end in, how a wire's chunks are framed as an HTTP body, and the hand-made shapes (text
 rewritten into a message, calls written as text, prose that writes none,
 malformed calls) that the clauses and the client cases build on, and the model outputs
@@ -28,10 +29,12 @@ from mcs_conformance.wires._profiles import (body_quirk_sets, parse_server, SERV
 from mcs_conformance.wires._provenance import Evidence
 from mcs_conformance.wires._quirks import (allowed_quirks, BODY, OftenQuirks, parse_quirks,
                                            Quirk, quirk_names, QUIRKS, without_quirks)
-from mcs_conformance.wires._requests import (case_request, drawable_quirks, FEATURES,
-                                             features_of, PROGRAMMATIC_BETA, QUIRK_FEATURES,
-                                             request_mismatch, Requestable, shape_options,
-                                             tool_definition)
+from mcs_conformance.wires._features import (ALWAYS_ASKED, asks, Feature, FEATURES, granted,
+                                             MAX_TOKENS, QUIRK_FEATURES)
+from mcs_conformance.wires._request_check import request_mismatch
+from mcs_conformance.wires._requests import (case_features, case_request, drawable_quirks,
+                                             features_of, PROGRAMMATIC_BETA, Requestable,
+                                             shape_options, tool_definition)
 from mcs_conformance.wires._tokens import token_deltas, tokenize
 from mcs_conformance.wires.formats import (FormatCase, format_cases, malformed_cases,
                                            prose_cases, tools_for)
@@ -51,8 +54,9 @@ __all__ = [
     "SERVER_PROFILES", "OftenQuirks", "ServerProfile", "body_quirk_sets", "parse_server",
     "without_quirks",
     # the request a case needs: features a client declares, what it is told, the check
-    "FEATURES", "PROGRAMMATIC_BETA", "QUIRK_FEATURES", "Requestable", "case_request",
-    "drawable_quirks", "features_of", "request_mismatch", "shape_options", "tool_definition",
+    "ALWAYS_ASKED", "FEATURES", "Feature", "MAX_TOKENS", "PROGRAMMATIC_BETA", "QUIRK_FEATURES",
+    "Requestable", "asks", "case_features", "case_request", "drawable_quirks", "features_of",
+    "granted", "request_mismatch", "shape_options", "tool_definition",
     # a wire's chunks as an HTTP body
     "BODY_QUIRKS_OF", "content_type", "frame_body", "json_text",
     # model outputs in a catalogue format, cut into token deltas (engine tool parsers)

@@ -20,8 +20,8 @@ from mcs_conformance.wires._base import Tape, tapes
 from mcs_conformance.wires._content import (BASE62, BASE64, draw_opaque, draw_prose, opaque, prose,
                                             spell, token)
 
-__all__ = ["CITATION_SLOTS", "SEGMENT_SLOTS", "SERVER_TOOLS", "citations", "cited",
-           "segment", "server_ids", "server_segments"]
+__all__ = ["CITATION_SLOTS", "CITATION_TYPES", "SEGMENT_SLOTS", "SERVER_TOOLS", "citations",
+           "cited", "segment", "server_ids", "server_segments"]
 
 server_ids = token(BASE62, 24).map("srvtoolu_01".__add__)
 _TEXTS = prose(max_fragments=3)  # a query, a fetched page, a viewed file
@@ -127,12 +127,12 @@ SERVER_TOOLS: dict[str, tuple[Callable, str, Callable]] = {
 _NAMES = tuple(sorted(SERVER_TOOLS))
 
 
-def segment(draw: Callable, tape: Tape) -> list[dict]:
+def segment(draw: Callable, tape: Tape, names: tuple = _NAMES) -> list[dict]:
     """A server tool call and its result block (and, after code, sometimes an upload), its
-    decisions read from `tape`; drawn: its ids (one number), a text and a blob, whatever
-    the tool."""
+    decisions read from `tape`, its tool one of `names` (those the request declares);
+    drawn: its ids (one number), a text and a blob, whatever the tool."""
     number, text, blob = draw_opaque(draw), draw(_TEXTS), draw(_BLOBS)
-    name = tape.pick("server-tool", _NAMES)
+    name = tape.pick("server-tool", names)
     make_input, result_type, make_content = SERVER_TOOLS[name]
     call_id = "srvtoolu_01" + spell(number, BASE62, 24)
     call = {"type": "server_tool_use", "id": call_id, "name": name,
@@ -183,14 +183,15 @@ CITATION_SLOTS = ("citations", *(f"cite-{k}-{part}" for k in range(2)
                                  for part in ("kind", "number", "from", "from+", "to", "to+")))
 
 
-def cited(tape: Tape, text: str) -> list[dict]:
-    """One or two citations of a text block, read from `tape`: each quotes a piece of
-    `text` (the source it supports is not drawn: no reader compares the two)."""
+def cited(tape: Tape, text: str, kinds: tuple = CITATION_TYPES) -> list[dict]:
+    """One or two citations of a text block, read from `tape`, each of one of `kinds` (the
+    sources the request carries): each quotes a piece of `text` (the source it supports is
+    not drawn: no reader compares the two)."""
     out = []
     for k in range(1 + tape.below("citations", 2)):
         start = tape.at(f"cite-{k}-from", len(text) + 1)
         end = start + tape.at(f"cite-{k}-to", len(text) - start + 1)
-        out.append(_cite(tape.pick(f"cite-{k}-kind", CITATION_TYPES), text[start:end],
+        out.append(_cite(tape.pick(f"cite-{k}-kind", kinds), text[start:end],
                          tape.below(f"cite-{k}-number", 41)))
     return out
 

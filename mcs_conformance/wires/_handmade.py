@@ -91,7 +91,9 @@ def with_text(wire_name: str, message: dict, text: str) -> dict:
         candidate["content"]["parts"] = kept + ([{"text": text}] if text else [])
         if not candidate["content"]["parts"]:
             del candidate["content"]["parts"]
-        candidate["finishReason"] = "STOP" if text or kept else "MAX_TOKENS"
+        # empty, it keeps a stop at the limit (only a request setting one gets it)
+        limited = candidate.get("finishReason") == "MAX_TOKENS"
+        candidate["finishReason"] = "MAX_TOKENS" if limited and not (text or kept) else "STOP"
         candidate.pop("finishMessage", None)
     else:
         raise ValueError(f"no text rewriting for the {wire_name} wire")

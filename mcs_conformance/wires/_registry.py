@@ -63,9 +63,13 @@ def _module(wire: str) -> Any:
     return import_module(f"mcs_conformance.wires.{BUILT_IN[wire]}")
 
 
-def chunkings(wire: str, message: Any, *, quirks: frozenset = frozenset()) -> st.SearchStrategy[list]:
-    """The ways the built-in `wire` cuts `message` into chunks, with only `quirks`."""
-    return _module(wire).chunkings(message, quirks=quirks)
+def chunkings(wire: str, message: Any, *, quirks: frozenset = frozenset(),
+              features: frozenset | None = None) -> st.SearchStrategy[list]:
+    """The ways the built-in `wire` cuts `message` into chunks, with only `quirks` and what
+    a request asking `features` gets (None: everything; wires/_features.py)."""
+    if features is None:
+        return _module(wire).chunkings(message, quirks=quirks)
+    return _module(wire).chunkings(message, quirks=quirks, features=features)
 
 
 def case_of(wire: str, message: Any, chunks: list) -> Case:

@@ -1,64 +1,41 @@
-"""The request a drawn case needs: which shapes a client must ask for, and the check of it.
+"""The request a drawn case needs: which features a client declares, and what it is told.
 
-A real server sends some shapes only when the request asks for them: several choices only
-for `n > 1`, the usage-only chunk only with `stream_options.include_usage`, a call only of
-a tool the request declares, thinking blocks only with thinking enabled, programmatic tool
-calls only under their beta. A client that cannot ask is never served them (it declares the
-request features its library can express, `FEATURES`); one that can is told what to ask
-(`case_request`) and the server checks its HTTP request (`request_mismatch`).
+A real server sends some shapes only when the request asks for them (wires/_features.py
+ties each to its feature). A client that cannot ask is never served them: it declares the
+request features its library can express, the selection carries them (`Requestable`), and
+the generators leave out what it cannot ask for (`shape_options`). One that can is told what
+each case needs (`case_request`, read back from the case's own shapes) and the server checks
+its HTTP request (`request_mismatch`, wires/_request_check.py).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable
 
 from mcs_conformance.wires._base import Case
-from mcs_conformance.wires._quirks import OftenQuirks
+from mcs_conformance.wires._features import (ALWAYS_ASKED, ANTHROPIC_CITATION_FEATURES,
+                                             ANTHROPIC_SERVER_TOOL_FEATURES, granted,
+                                             item_feature, MAX_TOKENS, QUIRK_FEATURES,
+                                             RESPONSES_ANNOTATION_FEATURES)
+from mcs_conformance.wires._quirks import OftenQuirks, QUIRKS
+from mcs_conformance.wires._registry import NATIVE_WIRES
 
-__all__ = ["FEATURES", "PROGRAMMATIC_BETA", "QUIRK_FEATURES", "Requestable", "case_request",
-           "drawable_quirks", "features_of", "request_mismatch", "shape_options",
-           "tool_definition"]
+__all__ = ["PROGRAMMATIC_BETA", "Requestable", "case_features", "case_request",
+           "drawable_quirks", "features_of", "shape_options", "tool_definition"]
 
-_CHAT, _ANTHROPIC, _RESPONSES, _GEMINI = (
-    "openai-chat", "anthropic-messages", "openai-responses", "gemini")
+_CHAT, _ANTHROPIC, _RESPONSES, _GEMINI, _BEDROCK, _OLLAMA = (
+    "openai-chat", "anthropic-messages", "openai-responses", "gemini", "bedrock-converse",
+    "ollama-chat")
 
 #: The Anthropic beta under which calls made from code execution come (their `caller`, their
 #: input whole at `content_block_start`, the follow-up stream prefilled in `message_start`).
 PROGRAMMATIC_BETA = "advanced-tool-use-2025-11-20"
 THINKING_BUDGET = 1024  # the budget_tokens a case with thinking tells the client
 
-#: Request feature -> (the wire it belongs to, what a client asks when it has it).
-FEATURES: dict[str, tuple[str, str]] = {
-    "n": (_CHAT, "`n` above 1: several choices"),
-    "include_usage": (_CHAT, "`stream_options: {include_usage: true}`: the usage-only chunk"),
-    "thinking": (_ANTHROPIC, "`thinking: {type: enabled, budget_tokens}`: thinking blocks"),
-    "programmatic_tool_calling": (_ANTHROPIC, f"the `anthropic-beta: {PROGRAMMATIC_BETA}` "
-                                  "header: calls made from code execution"),
-    "include_thoughts": (_GEMINI, "`generationConfig.thinkingConfig.includeThoughts: true`: "
-                         "thought summary parts"),
-    "stream_function_call_arguments": (_GEMINI, "`toolConfig.functionCallingConfig."
-                                       "streamFunctionCallArguments: true` (Vertex AI): call "
-                                       "arguments streamed as `partialArgs`"),
-}
-
-#: Quirk -> the request feature without which no real server sends it.
-QUIRK_FEATURES: dict[str, str] = {
-    "n-choices": "n",
-    "usage-only-chunk": "include_usage",
-    "moderation-chunk": "include_usage",  # rides after the usage-only chunk
-    "empty-thinking-delta": "thinking",
-    "whole-input-at-start": "programmatic_tool_calling",
-    "prefilled-message-start": "programmatic_tool_calling",
-    "partial-args": "stream_function_call_arguments",
-    "partial-args-one-chunk": "stream_function_call_arguments",
-    "partial-args-no-terminator": "stream_function_call_arguments",
-    "partial-args-noop-chunks": "stream_function_call_arguments",
-}
-
 
 class Requestable(frozenset):
     """A quirk selection for a client that declared its request features: the quirks it may
     be served, and `.features`, which the case generators read to leave out the other
-    request-dependent shapes (thinking blocks without `thinking`)."""
+    request-dependent shapes (`shape_options`)."""
 
     features: frozenset
 
@@ -84,25 +61,29 @@ def features_of(quirks: Any) -> frozenset | None:
     return getattr(quirks, "features", None)
 
 
+def _asked(quirk: str, features: frozenset) -> bool:
+    """Whether a request declaring `features` (on the quirk's wire) may get `quirk`."""
+    feature = QUIRK_FEATURES.get(quirk)
+    return feature is None or feature in features or \
+        feature in ALWAYS_ASKED.get(QUIRKS[quirk].wire, frozenset())
+
+
 def drawable_quirks(allowed: frozenset, features: Iterable[str]) -> Requestable:
     """The quirks of `allowed` a client declaring `features` can ask for: each quirk of
-    `QUIRK_FEATURES` stays only when its feature is declared. A server profile's selection
-    stays one (its quirks still drawn often)."""
+    `QUIRK_FEATURES` stays only when its feature is declared (or every request of its wire
+    asks it). A server profile's selection stays one (its quirks still drawn often)."""
     features = frozenset(features)
     kind = OftenRequestable if isinstance(allowed, OftenQuirks) else Requestable
-    return kind((name for name in allowed
-                 if name not in QUIRK_FEATURES or QUIRK_FEATURES[name] in features), features)
+    return kind((name for name in allowed if _asked(name, features)), features)
 
 
 def shape_options(wire: str, quirks: Any) -> dict:
-    """Options of `wire`'s generators that leave out the shapes the selection's client cannot
-    ask for (quirks aside): no thinking blocks without `thinking`."""
+    """Options of a built-in `wire`'s generators that leave out the shapes the selection's
+    client cannot ask for (`features`, wires/_features.py); none for a plain selection."""
     features = features_of(quirks)
-    if wire == _ANTHROPIC and features is not None and "thinking" not in features:
-        return {"thinking": False}
-    if wire == _GEMINI and features is not None and "include_thoughts" not in features:
-        return {"thoughts": False}
-    return {}
+    if wire not in NATIVE_WIRES or features is None:  # a built-in wire takes `features`
+        return {}
+    return {"features": granted(wire, features)}
 
 
 def tool_definition(name: str) -> dict:
@@ -111,158 +92,283 @@ def tool_definition(name: str) -> dict:
             "parameters": {"type": "object", "properties": {}, "additionalProperties": True}}
 
 
+# -- reading a case ------------------------------------------------------------------------
+# Each reader gives, for each feature a case needs, the request keys that ask it, and the
+# names of the function tools it calls. Values under `native_tools` (tool declarations
+# written as the provider writes them) add up; the others are one value each.
+Needs = dict[str, dict[str, Any]]
+
+
+def _dicts(value: Any) -> list[dict]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def _chat_choices(case: Case) -> list[dict]:
     """Every choice of every chunk of an OpenAI Chat case (a stream cut by an error too)."""
     return [choice for chunk in case.chunks if isinstance(chunk, dict)
-            for choice in chunk.get("choices") or ()]
+            for choice in _dicts(chunk.get("choices"))]
 
 
-def _call_names(case: Case) -> list[str]:
-    """The names of the client-run calls in what the case serves, every choice included."""
-    message = case.message
-    if case.wire == _CHAT:
-        deltas = [choice.get("delta") or {} for choice in _chat_choices(case)]
-        return sorted({c["function"]["name"] for delta in deltas for c in delta.get("tool_calls") or ()
-                       if (c.get("function") or {}).get("name")} | {call.name for call in case.calls})
-    if case.wire == _RESPONSES:
-        return sorted({item["name"] for item in message.get("output") or ()
-                       if item.get("type") in ("function_call", "custom_tool_call")}
-                      | {call.name for call in case.calls if not message.get("output")})
-    if case.wire == _ANTHROPIC:
-        return sorted({block["name"] for block in message.get("content") or ()
-                       if block.get("type") == "tool_use"} | {call.name for call in case.calls})
-    if case.wire == "bedrock-converse":
-        starts = [(event.get("contentBlockStart") or {}).get("start") or {}
-                  for event in case.chunks if isinstance(event, dict)]
-        return sorted({(start.get("toolUse") or {}).get("name") for start in starts
-                       if (start.get("toolUse") or {}).get("name")}
-                      | {call.name for call in case.calls})
-    if case.wire == _GEMINI:
-        calls = [part["functionCall"] for part in _gemini_parts(case.chunks)
-                 if isinstance(part.get("functionCall"), dict)]
-        return sorted({call["name"] for call in calls if isinstance(call.get("name"), str)
-                       and call["name"]} | {call.name for call in case.calls})
-    tool_calls = message.get("tool_calls") or []
-    return sorted({c["function"]["name"] for c in tool_calls} | {call.name for call in case.calls})
+def _limit() -> dict:
+    return {"max_tokens": MAX_TOKENS}
+
+
+def _chat(case: Case) -> tuple[set, Needs]:
+    choices = _chat_choices(case)
+    deltas = [choice.get("delta") or {} for choice in choices]
+    names = {c["function"]["name"] for delta in deltas for c in _dicts(delta.get("tool_calls"))
+             if (c.get("function") or {}).get("name")}
+    needs: Needs = {}
+    count = 1 + max((choice.get("index", 0) for choice in choices), default=0)
+    if count > 1:
+        needs["n"] = {"n": count}
+    if "usage-only-chunk" in case.quirks:
+        needs["include_usage"] = {"include_usage": True}
+    if any(choice.get("finish_reason") == "length" for choice in choices):
+        needs["max_tokens"] = _limit()
+    if any(choice.get("logprobs") is not None for choice in choices):
+        needs["logprobs"] = {"logprobs": True}
+    if any(delta.get("annotations") for delta in deltas):
+        needs["web_search"] = {"web_search": True}
+    return names, needs
+
+
+_MCP_URL = "https://mcp.deepwiki.com/mcp"
+#: A feature's tool as the OpenAI Responses request declares it (custom and MCP tools are
+#: named after the case's items, in `_responses`).
+RESPONSES_TOOLS: dict[str, dict] = {
+    "computer_use": {"type": "computer_use_preview", "display_width": 1024,
+                     "display_height": 768, "environment": "browser"},
+    "local_shell": {"type": "local_shell"},
+    "shell": {"type": "shell", "environment": {"type": "local"}},
+    "hosted_shell": {"type": "shell", "environment": {"type": "container_auto"}},
+    "apply_patch": {"type": "apply_patch"},
+    "web_search": {"type": "web_search"},
+    "file_search": {"type": "file_search", "vector_store_ids": ["vs_mcs"]},
+    "code_interpreter": {"type": "code_interpreter", "container": {"type": "auto"}},
+    "image_generation": {"type": "image_generation"},
+    "tool_search": {"type": "tool_search"},
+}
+
+
+def _responses_items(case: Case) -> list[dict]:
+    """Every output item a Responses case shows: in its events and its response(s)."""
+    responses = [chunk.get("response") for chunk in case.chunks if isinstance(chunk, dict)]
+    return [*(chunk["item"] for chunk in case.chunks
+              if isinstance(chunk, dict) and isinstance(chunk.get("item"), dict)),
+            *(item for response in [case.message, *responses] if isinstance(response, dict)
+              for item in _dicts(response.get("output")))]
+
+
+def _responses(case: Case) -> tuple[set, Needs]:
+    items = _responses_items(case)
+    events = [chunk for chunk in case.chunks if isinstance(chunk, dict)]
+    names = {item["name"] for item in items if item.get("type") == "function_call"}
+    needs: Needs = {}
+    tools: dict[str, list] = {}
+    for item in items:
+        feature = item_feature(item)
+        if feature == "custom_tools":
+            tools.setdefault(feature, []).append({"type": "custom", "name": item["name"]})
+        elif feature == "mcp":
+            tools.setdefault(feature, []).append({"type": "mcp", "server_label":
+                                                  item["server_label"], "server_url": _MCP_URL})
+        elif feature == "compaction":
+            needs[feature] = {"context_management": [{"type": "compaction"}]}
+        elif feature is not None:
+            tools[feature] = [RESPONSES_TOOLS[feature]]
+    annotations = [note for item in items for part in _dicts(item.get("content"))
+                   for note in _dicts(part.get("annotations"))]
+    annotations += [event["annotation"] for event in events
+                    if isinstance(event.get("annotation"), dict)]
+    for note in annotations:
+        feature = RESPONSES_ANNOTATION_FEATURES.get(note.get("type"))
+        if feature is not None:
+            tools.setdefault(feature, [RESPONSES_TOOLS[feature]])
+    for feature, declared in sorted(tools.items()):
+        unique = [tool for number, tool in enumerate(declared) if tool not in declared[:number]]
+        needs[feature] = {"native_tools": unique}
+    if any(item.get("type") == "reasoning" and item.get("summary") for item in items):
+        needs["reasoning_summary"] = {"reasoning_summary": "auto"}
+    if any(item.get("type") == "code_interpreter_call" and item.get("outputs") for item in items):
+        needs["include"] = {"include": ["code_interpreter_call.outputs"]}
+    if any(event.get("type") == "response.queued" for event in events):
+        needs["background"] = {"background": True}
+    if any(event.get("type") == "response.incomplete" for event in events):
+        needs["max_tokens"] = _limit()
+    return names, needs
+
+
+#: An Anthropic server tool as the request declares it: the tool's type and name (code
+#: execution's bash and text editor come with the code execution tool).
+ANTHROPIC_TOOLS: dict[str, dict] = {
+    "web_search": {"type": "web_search_20250305", "name": "web_search"},
+    "web_fetch": {"type": "web_fetch_20250910", "name": "web_fetch"},
+    "code_execution": {"type": "code_execution_20250825", "name": "code_execution"},
+    "tool_search_tool_regex": {"type": "tool_search_tool_regex_20251119",
+                               "name": "tool_search_tool_regex"},
+    "tool_search_tool_bm25": {"type": "tool_search_tool_bm25_20251119",
+                              "name": "tool_search_tool_bm25"},
+}
+_CITED = "The conformance case's source, which the answer cites."
+#: Citation type -> the block the request carries for it (its citations enabled).
+ANTHROPIC_SOURCES: dict[str, dict] = {
+    "char_location": {"type": "document", "citations": {"enabled": True},
+                      "source": {"type": "text", "media_type": "text/plain", "data": _CITED}},
+    "page_location": {"type": "document", "citations": {"enabled": True},
+                      "source": {"type": "base64", "media_type": "application/pdf",
+                                 "data": "JVBERi0xLjQKJSVFT0YK"}},
+    "content_block_location": {"type": "document", "citations": {"enabled": True},
+                               "source": {"type": "content",
+                                          "content": [{"type": "text", "text": _CITED}]}},
+    "search_result_location": {"type": "search_result", "source": "kb", "title": "kb",
+                               "content": [{"type": "text", "text": _CITED}],
+                               "citations": {"enabled": True}},
+}
+
+
+def _anthropic_blocks(case: Case) -> list[dict]:
+    """Every content block a Messages case shows (a stream cut early too)."""
+    message = case.message if isinstance(case.message, dict) else {}
+    starts = [(chunk.get("message") or {}) for chunk in case.chunks
+              if isinstance(chunk, dict) and chunk.get("type") == "message_start"]
+    return [*_dicts(message.get("content")),
+            *(block for start in starts for block in _dicts(start.get("content"))),
+            *(chunk["content_block"] for chunk in case.chunks if isinstance(chunk, dict)
+              and isinstance(chunk.get("content_block"), dict))]
+
+
+def _anthropic_stops(case: Case) -> list[dict]:
+    """Where a Messages case says why it stopped: its message, its `message_delta`s."""
+    message = case.message if isinstance(case.message, dict) else {}
+    return [message, *(chunk.get("delta") or {} for chunk in case.chunks
+                       if isinstance(chunk, dict) and chunk.get("type") == "message_delta")]
+
+
+def _anthropic(case: Case) -> tuple[set, Needs]:
+    blocks = _anthropic_blocks(case)
+    deltas = [(chunk.get("delta") or {}) for chunk in case.chunks if isinstance(chunk, dict)]
+    names = {block["name"] for block in blocks if block.get("type") == "tool_use"}
+    needs: Needs = {}
+    if any(block.get("type") in ("thinking", "redacted_thinking") for block in blocks) \
+            or "empty-thinking-delta" in case.quirks:
+        needs["thinking"] = {"thinking": {"budget_tokens": THINKING_BUDGET}}
+    if case.quirks & {"whole-input-at-start", "prefilled-message-start"} or any(
+            "tool_id" in (block.get("caller") or {}) for block in blocks):
+        needs["programmatic_tool_calling"] = {"betas": [PROGRAMMATIC_BETA]}
+    servers = sorted({block["name"] for block in blocks if block.get("type") == "server_tool_use"})
+    for name in servers:
+        feature = ANTHROPIC_SERVER_TOOL_FEATURES[name]
+        tool = ANTHROPIC_TOOLS.get(name, ANTHROPIC_TOOLS["code_execution"])
+        told = needs.setdefault(feature, {"native_tools": []})["native_tools"]
+        if tool not in told:
+            told.append(tool)
+    citations = [c for block in blocks for c in _dicts(block.get("citations"))]
+    citations += [d["citation"] for d in deltas if isinstance(d.get("citation"), dict)]
+    kinds = {c.get("type") for c in citations}
+    for kind in sorted(kinds & set(ANTHROPIC_CITATION_FEATURES)):
+        feature = ANTHROPIC_CITATION_FEATURES[kind]
+        if kind in ANTHROPIC_SOURCES:
+            key = "search_results" if feature == "search_results" else "documents"
+            needs.setdefault(feature, {key: []})[key].append(ANTHROPIC_SOURCES[kind])
+        else:  # a web search's results: the tool
+            needs.setdefault(feature, {"native_tools": [ANTHROPIC_TOOLS["web_search"]]})
+    stops = _anthropic_stops(case)
+    if any(stop.get("stop_reason") == "max_tokens" for stop in stops):
+        needs["max_tokens"] = _limit()
+    sequences = sorted({stop["stop_sequence"] for stop in stops
+                        if stop.get("stop_reason") == "stop_sequence" and stop.get("stop_sequence")})
+    if sequences:
+        needs["stop_sequences"] = {"stop_sequences": sequences}
+    return names, needs
 
 
 def _gemini_parts(chunks: list) -> list[dict]:
     """The parts of every record of a Gemini stream."""
     return [part for chunk in chunks if isinstance(chunk, dict)
-            for candidate in chunk.get("candidates") or ()
-            for part in (candidate.get("content") or {}).get("parts") or ()
-            if isinstance(part, dict)]
+            for candidate in _dicts(chunk.get("candidates"))
+            for part in _dicts((candidate.get("content") or {}).get("parts"))]
+
+
+def _gemini(case: Case) -> tuple[set, Needs]:
+    parts = _gemini_parts(case.chunks)
+    calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
+    names = {call["name"] for call in calls if isinstance(call.get("name"), str) and call["name"]}
+    needs: Needs = {}
+    if any(part.get("thought") for part in parts):
+        needs["include_thoughts"] = {"include_thoughts": True}
+    if "partial-args" in case.quirks:
+        needs["stream_function_call_arguments"] = {"stream_function_call_arguments": True}
+    if any(candidate.get("finishReason") == "MAX_TOKENS" for chunk in case.chunks
+           if isinstance(chunk, dict) for candidate in _dicts(chunk.get("candidates"))):
+        needs["max_tokens"] = _limit()
+    return names, needs
+
+
+def _bedrock(case: Case) -> tuple[set, Needs]:
+    events = [event for event in case.chunks if isinstance(event, dict)]
+    starts = [(event.get("contentBlockStart") or {}).get("start") or {} for event in events]
+    names = {(start.get("toolUse") or {}).get("name") for start in starts} - {None, ""}
+    deltas = [(event.get("contentBlockDelta") or {}).get("delta") or {} for event in events]
+    needs: Needs = {}
+    if any("reasoningContent" in delta for delta in deltas):
+        needs["reasoning"] = {"reasoning": {"budget_tokens": THINKING_BUDGET}}
+    if any((event.get("messageStop") or {}).get("stopReason") == "max_tokens" for event in events):
+        needs["max_tokens"] = _limit()
+    return names, needs
+
+
+def _ollama(case: Case) -> tuple[set, Needs]:
+    lines = [line for line in case.chunks if isinstance(line, dict)]
+    messages = [line.get("message") or {} for line in lines]
+    if isinstance(case.message, dict):
+        messages.append(case.message.get("message") or {})
+    names = {call["function"]["name"] for message in messages
+             for call in _dicts(message.get("tool_calls"))
+             if (call.get("function") or {}).get("name")}
+    needs: Needs = {}
+    if any("thinking" in message for message in messages):
+        needs["think"] = {"think": True}
+    if any(line.get("done_reason") == "length" for line in lines):
+        needs["max_tokens"] = _limit()
+    return names, needs
+
+
+_READERS: dict[str, Callable[[Case], tuple[set, Needs]]] = {
+    _CHAT: _chat, _RESPONSES: _responses, _ANTHROPIC: _anthropic, _GEMINI: _gemini,
+    _BEDROCK: _bedrock, _OLLAMA: _ollama}
+
+
+def _read(case: Case) -> tuple[list[str], Needs]:
+    """The function tools `case` calls (its truth's calls too) and what else it needs."""
+    reader = _READERS.get(case.wire)
+    names, needs = reader(case) if reader else (set(), {})
+    if case.wire != _RESPONSES or not case.message.get("output"):
+        names |= {call.name for call in case.calls
+                  if call.kind == "function" or case.wire != _RESPONSES}
+    # a call cut by an error before its name came has none: nothing to declare for it
+    return sorted(name for name in names if isinstance(name, str) and name), needs
+
+
+def case_features(case: Case) -> frozenset:
+    """The request features `case` needs (wires/_features.py), read from its shapes."""
+    return frozenset(_read(case)[1])
 
 
 def case_request(case: Case | None) -> dict:
-    """What the client must ask for `case` to be served: the tools (one per call name) and
-    the options its shapes need; `{"tools": []}` when nothing is needed."""
+    """What the client must ask for `case` to be served: the function tools (one per call
+    name) and, for each feature the case needs, its keys (docs/harness-protocol.md);
+    `{"tools": []}` when nothing is needed."""
     if case is None:
         return {"tools": []}
-    # a call cut by an error before its name came has none: nothing to declare for it
-    request: dict[str, Any] = {"tools": [tool_definition(name) for name in _call_names(case)
-                                         if name]}
-    if case.wire == _CHAT:
-        choices = 1 + max((choice.get("index", 0) for choice in _chat_choices(case)), default=0)
-        if choices > 1:
-            request["n"] = choices
-        if "usage-only-chunk" in case.quirks:
-            request["include_usage"] = True
-    if case.wire == _ANTHROPIC:
-        content = case.message.get("content") or [] if isinstance(case.message, dict) else []
-        if any(block.get("type") in ("thinking", "redacted_thinking") for block in content) \
-                or "empty-thinking-delta" in case.quirks:
-            request["thinking"] = {"budget_tokens": THINKING_BUDGET}
-        if case.quirks & {"whole-input-at-start", "prefilled-message-start"} or any(
-                "tool_id" in block.get("caller", {}) for block in content):
-            request["betas"] = [PROGRAMMATIC_BETA]
-    if case.wire == _GEMINI:
-        if any(part.get("thought") for part in _gemini_parts(case.chunks)):
-            request["include_thoughts"] = True
-        if "partial-args" in case.quirks:
-            request["stream_function_call_arguments"] = True
+    names, needs = _read(case)
+    request: dict[str, Any] = {"tools": [tool_definition(name) for name in names]}
+    for _, keys in sorted(needs.items()):
+        for key, value in keys.items():
+            if key == "native_tools":
+                request.setdefault(key, []).extend(value)
+            elif key in ("documents", "search_results"):
+                request.setdefault(key, []).extend(v for v in value if v not in request.get(key, []))
+            else:
+                request[key] = value
     return request
-
-
-def _declared_tools(body: Mapping) -> set:
-    config = body.get("toolConfig")
-    tools = [*(body.get("tools") or ()), *(body.get("functions") or ()),
-             *((config.get("tools") or ()) if isinstance(config, dict) else ())]
-    names = set()
-    for tool in tools:
-        if not isinstance(tool, dict):
-            continue
-        spec = tool.get("toolSpec")
-        if isinstance(spec, dict):  # Bedrock Converse: toolConfig.tools[].toolSpec
-            names.add(spec.get("name"))
-            continue
-        declarations = tool.get("functionDeclarations", tool.get("function_declarations"))
-        if isinstance(declarations, list):  # Gemini: a tool holds function declarations
-            names |= {d.get("name") for d in declarations if isinstance(d, dict)}
-            continue
-        function = tool.get("function")
-        names.add(function.get("name") if isinstance(function, dict) else tool.get("name"))
-    return names
-
-
-def _gemini_option(body: Mapping, *path: str) -> Any:
-    """A nested option of a Gemini request, its keys in camelCase or snake_case."""
-    value: Any = body
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        snake = "".join("_" + c.lower() if c.isupper() else c for c in key)
-        value = value.get(key, value.get(snake))
-    return value
-
-
-def _gemini_mismatch(needed: Mapping, body: Mapping) -> str | None:
-    if needed.get("include_thoughts") and _gemini_option(
-            body, "generationConfig", "thinkingConfig", "includeThoughts") is not True:
-        return ("the request did not set generationConfig.thinkingConfig.includeThoughts; "
-                "the case streams thought parts")
-    if needed.get("stream_function_call_arguments") and _gemini_option(
-            body, "toolConfig", "functionCallingConfig", "streamFunctionCallArguments") is not True:
-        return ("the request did not set toolConfig.functionCallingConfig."
-                "streamFunctionCallArguments; the case streams call arguments as partialArgs")
-    return None
-
-
-def request_mismatch(wire: str, needed: Mapping, body: Any, headers: Mapping) -> str | None:
-    """Why the HTTP request (its JSON `body`, its `headers`) does not ask what `needed`
-    (a `case_request`) says the case needs; None when it does."""
-    if not isinstance(body, dict):
-        return "the request body is not a JSON object"
-    missing = sorted({tool["name"] for tool in needed.get("tools", ())} - _declared_tools(body))
-    if missing:
-        declared = ", ".join(sorted(str(n) for n in _declared_tools(body))) or "none"
-        return (f"the request declared no tool named {', '.join(missing)} (it declared: "
-                f"{declared}); the case calls it")
-    if wire == _GEMINI:
-        return _gemini_mismatch(needed, body)
-    if wire == _CHAT and (body.get("n") or 1) != needed.get("n", 1):
-        asked = "n=1 (or no n)" if (body.get("n") or 1) == 1 else f"n={body.get('n')!r}"
-        return f"the request asked {asked}; the case needs n={needed.get('n', 1)}"
-    options = body.get("stream_options")
-    if needed.get("include_usage") and not (isinstance(options, dict)
-                                            and options.get("include_usage") is True):
-        return ("the request did not set stream_options.include_usage; the case ends in the "
-                "usage-only chunk")
-    thinking = body.get("thinking")
-    if needed.get("thinking") and not (isinstance(thinking, dict)
-                                       and thinking.get("type") in ("enabled", "adaptive")):
-        return "the request did not enable thinking; the case streams thinking blocks"
-    sent = {beta.strip() for value in _header_values(headers, "anthropic-beta")
-            for beta in value.split(",")}
-    for beta in needed.get("betas", ()):
-        if beta not in sent:
-            return (f"the request did not send the header anthropic-beta: {beta}; the case "
-                    "holds calls made from code execution")
-    return None
-
-
-def _header_values(headers: Mapping, name: str) -> list[str]:
-    getter = getattr(headers, "get_all", None)
-    if getter is not None:
-        return list(getter(name) or ())
-    return [value for key, value in headers.items() if key.lower() == name]

@@ -7,6 +7,9 @@ in a hosted container, compaction) ran on OpenAI's side and are never calls. `CA
 maps each client-run item type to the `ExtractedCall.kind` extraction must give it, and
 `call_of` builds that call as the reference defines it.
 
+A kind other than a function call is drawn only for a request declaring its tool
+(`features`, wires/_features.py: a `computer_call` only beside the computer tool).
+
 An item's small decisions (which kind, which action, failed or not, how its JSON is
 written) are read from the item's `Tape` (slots `ITEM_SLOTS`); its ids are left as their
 bare prefixes (`fc_`, `call_`) and spelled by `name_items` and `name_calls` once the stream's items are placed,
@@ -24,10 +27,11 @@ from mcs_reference.calls import ExtractedCall
 from mcs_conformance.wires._base import cut, cut_points, Tape, tapes
 from mcs_conformance.wires._content import (BASE62, BASE64, draw_arguments, draw_opaque,
                                             draw_tool_name, opaque, prose, spell, tool_names)
+from mcs_conformance.wires._features import asks, RESPONSES_ITEM_FEATURES
 
 __all__ = ["CALL_KINDS", "ITEM_SLOTS", "PAD_CUT", "STREAMED", "STATUS_EVENTS", "call_of",
-           "client_items", "command_pieces", "draw_client", "draw_hosted", "hosted_items",
-           "name_calls", "name_items"]
+           "client_items", "command_pieces", "draw_client", "draw_hosted", "hosted_asked",
+           "hosted_items", "name_calls", "name_items"]
 
 HEX = string.digits + "abcdef"
 HOSTED_CALL = "call_sh"  # the prefix of a hosted shell's call id: never equal to a client's
@@ -155,14 +159,22 @@ def _apply_patch_call(tape: Tape, value: dict, name: str, extra: None) -> dict:
             "call_id": "call_", "operation": dict(tape.pick("operation", _OPERATIONS))}
 
 
-# (what the kind draws of its own, how it is built): a function call as often as every other
-# kind together, the others about equally often.
-_CLIENT_KINDS = ((None, _function_call),) * 5 + (
-    (_CUSTOM_INPUTS, _custom_tool_call), (_SHORT_PROSE, _computer_call),
-    (None, _local_shell_call), (None, _client_shell_call), (None, _apply_patch_call))
+# (its item type, what the kind draws of its own, how it is built): a function call as often
+# as every other kind together, the others about equally often.
+_CLIENT_KINDS = (("function_call", None, _function_call),) * 5 + (
+    ("custom_tool_call", _CUSTOM_INPUTS, _custom_tool_call),
+    ("computer_call", _SHORT_PROSE, _computer_call),
+    ("local_shell_call", None, _local_shell_call), ("shell_call", None, _client_shell_call),
+    ("apply_patch_call", None, _apply_patch_call))
 
 
-def draw_client(draw: Callable, tape: Tape) -> dict:
+def _asked(kinds: tuple, features: frozenset | None) -> tuple:
+    """The kinds a request asking `features` may be served (a function call: always)."""
+    return tuple(kind for kind in kinds if kind[0] not in RESPONSES_ITEM_FEATURES
+                 or asks(features, RESPONSES_ITEM_FEATURES[kind[0]]))
+
+
+def draw_client(draw: Callable, tape: Tape, features: frozenset | None = None) -> dict:
     """One client-run call item (ids left as their prefixes).
 
     The kind is read from the item's tape, drawn first in the item's span; then come the
@@ -171,8 +183,8 @@ def draw_client(draw: Callable, tape: Tape) -> dict:
     (`PAD_CUT` where the item streams no field). So a function call is the shortest client
     call, which Hypothesis shrinks toward, and a kind lowered to a function call loses just
     the draws right after the tape (the ones Hypothesis deletes when a lowered value makes
-    a case shorter)."""
-    own, build = tape.pick("client", _CLIENT_KINDS)
+    a case shorter). `features`: what the request can ask (None: every kind)."""
+    _, own, build = tape.pick("client", _asked(_CLIENT_KINDS, features))
     extra = None if own is None else draw(own)
     value, name = draw_arguments(draw), draw_tool_name(draw)
     return build(tape, value, name, extra)
@@ -209,11 +221,13 @@ def _file_search_call(draw: Callable, tape: Tape) -> list[dict]:
              "queries": draw(_QUERIES), "results": None}]
 
 
-def _code_interpreter_call(draw: Callable, tape: Tape) -> list[dict]:
+def _code_interpreter_call(draw: Callable, tape: Tape, outputs: bool = True) -> list[dict]:
+    """`outputs`: whether the request asked them (`include`); else they are null."""
+    shown = tape.flip("outputs") and outputs
     return [{"id": "ci_", "type": "code_interpreter_call", "status": "completed",
              "code": tape.pick("code", ("print(1 + 1)", "import json\nprint('{')")),
              "container_id": "cntr_abc123",
-             "outputs": None if not tape.flip("outputs") else [{"type": "logs", "logs": "2\n"}]}]
+             "outputs": [{"type": "logs", "logs": "2\n"}] if shown else None}]
 
 
 def _image_generation_call(draw: Callable, tape: Tape) -> list[dict]:
@@ -276,15 +290,29 @@ def _hosted_shell(draw: Callable, tape: Tape) -> list[dict]:
     return [call, output]
 
 
-_HOSTED_KINDS = (_web_search_call, _file_search_call, _code_interpreter_call,
-                 _image_generation_call, _mcp_call, _mcp_list_tools, _mcp_approval_request,
-                 _tool_search, _compaction, _hosted_shell)
+# (the type of its first item, how its items are built)
+_HOSTED_KINDS = (("web_search_call", _web_search_call), ("file_search_call", _file_search_call),
+                 ("code_interpreter_call", _code_interpreter_call),
+                 ("image_generation_call", _image_generation_call), ("mcp_call", _mcp_call),
+                 ("mcp_list_tools", _mcp_list_tools),
+                 ("mcp_approval_request", _mcp_approval_request),
+                 ("tool_search_call", _tool_search), ("compaction", _compaction),
+                 ("shell_call_output", _hosted_shell))  # a hosted shell is hosted_shell's
 
 
-def draw_hosted(draw: Callable, tape: Tape) -> list[dict]:
+def hosted_asked(features: frozenset | None) -> bool:
+    """Whether a request asking `features` may be served any provider-run tool use."""
+    return bool(_asked(_HOSTED_KINDS, features))
+
+
+def draw_hosted(draw: Callable, tape: Tape, features: frozenset | None = None) -> list[dict]:
     """The items of one provider-run tool use (one item, or a call and its output), each
-    kind about equally often; ids left as their prefixes."""
-    return tape.pick("hosted", _HOSTED_KINDS)(draw, tape)
+    kind the request asks (`features`; None: every one) about equally often; ids left as
+    their prefixes. Needs one kind asked (`hosted_asked`)."""
+    kind, build = tape.pick("hosted", _asked(_HOSTED_KINDS, features))
+    if kind == "code_interpreter_call":
+        return build(draw, tape, asks(features, "include"))
+    return build(draw, tape)
 
 
 def _token(alphabet_size: tuple, number: int, opaque: int) -> str:

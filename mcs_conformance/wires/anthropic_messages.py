@@ -12,7 +12,9 @@ then what a stream of it assembles, its `input` the unfinished text and its call
 Provider-run blocks are drawn beside the client's `tool_use` calls: `server_tool_use` and
 its `*_tool_result` (web search, web fetch, code execution, tool search), `container_upload`,
 and text with citations (`citations_delta`); programmatic calls carry a `caller`. They are
-never in `Case.calls`. `COVERAGE` lists what the SDK unions hold that is not drawn (nothing,
+never in `Case.calls`. What only some requests get (thinking, a server tool's blocks, the
+citations of a document, a search result or a web search, a stop at `max_tokens` or at a
+stop sequence) is drawn only for a request asking it (`features`, wires/_features.py). `COVERAGE` lists what the SDK unions hold that is not drawn (nothing,
 today); `QUIRKS` the real-server quirks drawn and tagged in `Case.quirks`.
 
 The small decisions are read from `Tape`s (wires/_base.py): a stream's (the cut by
@@ -33,11 +35,15 @@ from hypothesis import strategies as st
 from mcs_reference.calls import call_from_object, ExtractedCall
 from mcs_conformance.base import copy_json
 from mcs_conformance.wires import _provider_errors as provider_errors
-from mcs_conformance.wires._anthropic_server import CITATION_SLOTS, cited, segment, SEGMENT_SLOTS
+from mcs_conformance.wires._anthropic_server import (CITATION_SLOTS, CITATION_TYPES, cited,
+                                                     segment, SEGMENT_SLOTS, SERVER_TOOLS)
 from mcs_conformance.wires._base import (built_once, Case, check_options, draw_pieces,
                                          NATIVE_OPTIONS, native_wire, Tape, tapes, Wire)
 from mcs_conformance.wires._content import (BASE62, draw_arguments, draw_opaque, draw_prose,
                                             draw_tool_name, interleave, opaque, spell)
+from mcs_conformance.wires._features import (ANTHROPIC_CITATION_FEATURES,
+                                             ANTHROPIC_SERVER_TOOL_FEATURES, asked, asks,
+                                             granted, quirks_asked)
 from mcs_conformance.wires._quirks import allowed_quirks, maybe, OftenQuirks
 
 __all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
@@ -86,7 +92,13 @@ _SEPARATORS = ((", ", ": "), (",", ":"))
 _ERRORS = provider_errors.error_objects(NAME)
 
 
-def _thinking_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict]:
+def _server_tools(features: frozenset | None) -> tuple:
+    """The server tools a request asking `features` declares."""
+    return asked(sorted(SERVER_TOOLS), ANTHROPIC_SERVER_TOOL_FEATURES, features)
+
+
+def _thinking_block(draw: Callable, tape: Tape, programmatic: bool,
+                    features: frozenset | None) -> list[dict]:
     # Both drawn whatever the tape decides: shrinking "redacted" shifts no later draw.
     text, blob = draw_prose(draw), draw(opaque())
     if tape.flip("redacted"):
@@ -94,14 +106,17 @@ def _thinking_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict
     return [{"type": "thinking", "thinking": text, "signature": blob}]
 
 
-def _text_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict]:
+def _text_block(draw: Callable, tape: Tape, programmatic: bool,
+                features: frozenset | None) -> list[dict]:
     block = {"type": "text", "text": draw_prose(draw)}
-    if tape.below("cited", 4) == 3:  # cited text, from web search or documents
-        block["citations"] = cited(tape, block["text"])
+    kinds = asked(CITATION_TYPES, ANTHROPIC_CITATION_FEATURES, features)
+    if tape.below("cited", 4) == 3 and kinds:  # cited text, from web search or documents
+        block["citations"] = cited(tape, block["text"], kinds)
     return [block]
 
 
-def _tool_use_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict]:
+def _tool_use_block(draw: Callable, tape: Tape, programmatic: bool,
+                    features: frozenset | None = None) -> list[dict]:
     number = draw_opaque(draw)  # the call's id, and the code execution's that made it
     call = {"type": "tool_use", "id": "toolu_01" + spell(number, BASE62, 22),
             "name": draw_tool_name(draw), "input": draw_arguments(draw)}
@@ -114,8 +129,9 @@ def _tool_use_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict
     return [call]
 
 
-def _server_block(draw: Callable, tape: Tape, programmatic: bool) -> list[dict]:
-    return segment(draw, tape)
+def _server_block(draw: Callable, tape: Tape, programmatic: bool,
+                  features: frozenset | None) -> list[dict]:
+    return segment(draw, tape, _server_tools(features))
 
 
 _KINDS = {"thinking": _thinking_block, "text": _text_block, "tool_use": _tool_use_block,
@@ -125,13 +141,13 @@ _KINDS = {"thinking": _thinking_block, "text": _text_block, "tool_use": _tool_us
 @built_once
 @st.composite
 def _placed(draw: Callable, kind: str, stream: tuple | None,
-            programmatic: bool = False) -> tuple[list, int]:
+            programmatic: bool = False, features: frozenset | None = None) -> tuple[list, int]:
     """`(pairs, place)`: the blocks of one `kind` (a server tool's segment is several), each
     paired with its stream (or None), and their place among the text blocks. Drawn together,
     its tape first, so a deleted block takes its decisions and deltas with it: a failing
     case shrinks to fewer blocks, not only to fewer cuts."""
     tape = _BLOCK_TAPES(draw)
-    blocks = _KINDS[kind](draw, tape, programmatic)
+    blocks = _KINDS[kind](draw, tape, programmatic, features)
     pairs = [(block, None if stream is None else _draw_block_stream(draw, block, *stream, tape))
              for block in blocks]
     return pairs, tape.below("place", 4)
@@ -146,33 +162,36 @@ def _tool_uses(draw: Callable, programmatic: bool) -> dict:
 
 @lru_cache(maxsize=64)
 def _lists(min_calls: int, max_calls: int, stream: tuple | None, quirks: frozenset,
-           thinking: bool = True) -> tuple:
+           features: frozenset | None = None) -> tuple:
     """The list generators of `_content`, built once per option set (building is costly).
 
-    `stream` is `(max_cuts, quirks)` when the blocks' events are drawn too; `thinking`
-    False draws no thinking block (a request without thinking enabled gets none)."""
+    `stream` is `(max_cuts, quirks)` when the blocks' events are drawn too; `features`
+    what the request asks (no thinking block without thinking enabled, no server tool's
+    blocks without the tool)."""
     programmatic = "whole-input-at-start" in quirks
     return (
-        st.lists(_placed("thinking", stream), max_size=2 if thinking else 0),
-        st.lists(_placed("text", stream), max_size=3),
-        st.lists(_placed("tool_use", stream, programmatic), min_size=min_calls,
+        st.lists(_placed("thinking", stream, False, features),
+                 max_size=2 if asks(features, "thinking") else 0),
+        st.lists(_placed("text", stream, False, features), max_size=3),
+        st.lists(_placed("tool_use", stream, programmatic, features), min_size=min_calls,
                  max_size=max_calls, unique_by=lambda placed: placed[0][0][0]["id"]),
-        st.lists(_placed("server", stream), max_size=2),
+        st.lists(_placed("server", stream, False, features),
+                 max_size=2 if _server_tools(features) else 0),
     )
 
 
 @built_once
 @st.composite
 def _content(draw: Callable, min_calls: int, max_calls: int, stream: tuple | None,
-             quirks: frozenset = QUIRKS, thinking: bool = True) -> tuple:
+             quirks: frozenset = QUIRKS, features: frozenset | None = None) -> tuple:
     check_options(min_calls, max_calls)
     tape = _MESSAGE_TAPES(draw)
-    thinking, texts, calls, servers = _lists(min_calls, max_calls, stream, quirks, thinking)
+    thinking, texts, calls, servers = _lists(min_calls, max_calls, stream, quirks, features)
     placed = [(pair, place) for pairs, place in draw(calls) + draw(servers) for pair in pairs]
     thought = [pair for pairs, _ in draw(thinking) for pair in pairs]
     written = [pair for pairs, _ in draw(texts) for pair in pairs]
     pairs = thought + interleave(written, placed)
-    message = _envelope(draw, tape, [block for block, _ in pairs])
+    message = _envelope(draw, tape, [block for block, _ in pairs], features)
     return message, [stream for _, stream in pairs]
 
 
@@ -195,16 +214,22 @@ def _usage(number: int, tape: Tape, has_thinking: bool) -> dict:
     return usage
 
 
-def _envelope(draw: Callable, tape: Tape, content: list) -> dict:
+_STOP_FEATURES = {"end_turn": "", "max_tokens": "max_tokens", "stop_sequence": "stop_sequences"}
+
+
+def _envelope(draw: Callable, tape: Tape, content: list, features: frozenset | None) -> dict:
     """The message around `content`; its id and usage from one drawn number, and a free stop
-    sequence drawn whether or not the message stops on one."""
+    sequence drawn whether or not the message stops on one (only a request setting a limit
+    or stop sequences stops at them)."""
     number, free = draw_opaque(draw), draw(_FREE_STOP_SEQUENCES)
     if any(block["type"] == "tool_use" for block in content):
         stop_reason = "tool_use"
     elif any(block["type"] == "server_tool_use" for block in content):
         stop_reason = tape.pick("stop-reason", ("end_turn", "pause_turn"))
     else:
-        stop_reason = tape.pick("stop-reason", ("end_turn", "max_tokens", "stop_sequence"))
+        stop_reason = tape.pick("stop-reason", tuple(
+            reason for reason, feature in _STOP_FEATURES.items()
+            if not feature or asks(features, feature)))
     stop_sequence = None
     if stop_reason == "stop_sequence":
         stop_sequence = (free if tape.flip("free-stop-sequence")
@@ -226,10 +251,12 @@ def _envelope(draw: Callable, tape: Tape, content: list) -> dict:
 
 
 def messages(*, min_calls: int = 0, max_calls: int = 3,
-             thinking: bool = True) -> st.SearchStrategy[dict]:
-    """Native `Message`s as `stream=false` returns them, with 0..n `tool_use` blocks (and
-    no thinking block when `thinking` is False)."""
-    return _content(min_calls, max_calls, None, QUIRKS, thinking).map(lambda pair: pair[0])
+             features: frozenset | None = None) -> st.SearchStrategy[dict]:
+    """Native `Message`s as `stream=false` returns them, with 0..n `tool_use` blocks;
+    `features` as for `cases`."""
+    features = granted(NAME, features)
+    return _content(min_calls, max_calls, None, quirks_asked(QUIRKS, NAME, features),
+                    features).map(lambda pair: pair[0])
 
 
 _CALL_KINDS = ("tool_use", "server_tool_use")
@@ -384,9 +411,10 @@ def _allowed(quirks: Any) -> frozenset:
 
 @st.composite
 def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, pings: bool = True,
-              quirks: Any = None) -> list:
-    """The events of one stream that carries `message`, cut at drawn points."""
-    allowed = _allowed(quirks)
+              quirks: Any = None, features: frozenset | None = None) -> list:
+    """The events of one stream that carries `message`, cut at drawn points (a quirk tied
+    to a feature `features` lacks is left out: the message holds the other tied shapes)."""
+    allowed = quirks_asked(_allowed(quirks), NAME, granted(NAME, features))
     tape = _STREAM_TAPES(draw)
     streams = [_draw_block_stream(draw, block, max_cuts, allowed, _BLOCK_TAPES(draw))
                for block in message["content"]]
@@ -478,14 +506,16 @@ def _error_case(draw: Callable, message: dict, chunks: list) -> Case:
 @st.composite
 def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
           pings: bool = True, quirks: Any = None, errors: bool = False,
-          thinking: bool = True) -> Case:
+          features: frozenset | None = None) -> Case:
     """Generated streams with the truth about them; with `errors`, each ends in an `error`
-    event after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed."""
-    allowed = _allowed(quirks)
+    event after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed;
+    `features`: what the request can ask (wires/_features.py; None: every shape)."""
+    features = granted(NAME, features)
+    allowed = quirks_asked(_allowed(quirks), NAME, features)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so a decision drawn late came out absent on some seeds.
     tape = _STREAM_TAPES(draw)
-    message, streams = draw(_content(min_calls, max_calls, (max_cuts, allowed), allowed, thinking))
+    message, streams = draw(_content(min_calls, max_calls, (max_cuts, allowed), allowed, features))
     cut = maybe(tape, allowed, CUT, odds=10) and _cuttable(message, streams)
     if cut:
         message, streams = _cut(message, streams, tape)
@@ -498,4 +528,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 def make_wire(**options: Any) -> Wire:
     """The Anthropic Messages wire; `options` become defaults of `messages` and `cases`."""
     return native_wire(NAME, messages, cases, options,
-                       NATIVE_OPTIONS | {"pings", "quirks", "errors", "thinking"})
+                       NATIVE_OPTIONS | {"pings", "quirks", "errors", "features"})

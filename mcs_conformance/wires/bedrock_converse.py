@@ -10,8 +10,9 @@ only for tool blocks) and `contentBlockStop`, then `messageStop` and the termina
 What differs between the models behind Converse is a named quirk (wires/_quirks.py,
 docs/quirks.md): Claude's `""` first input delta and `type: tool_use`, Nova's whole input in
 one delta, gpt-oss's lone empty text block, Kimi's `functions.NAME:N` ids, live servers' `p`
-padding, a tool block with no delta at all. With `errors=True` the stream ends in an
-exception event instead.
+padding, a tool block with no delta at all. Reasoning and a stop at `max_tokens` are drawn
+only for a request asking them (`features`, wires/_features.py). With `errors=True` the
+stream ends in an exception event instead.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from mcs_conformance.wires._base import (Case, check_options, draw_pieces, NATIV
                                          native_wire, Tape, tapes, Wire)
 from mcs_conformance.wires._content import (BASE64, draw_arguments, draw_opaque, draw_prose,
                                             draw_tool_name, positions, spell)
+from mcs_conformance.wires._features import asks
 from mcs_conformance.wires._provider_errors import error_objects, error_tail
 from mcs_conformance.wires._quirks import allowed_quirks, maybe
 
@@ -97,9 +99,10 @@ _TAPES = tapes((
     "signature", "stop-reason", "cache-usage", "padding-size"))
 
 
-def _reasoning(draw: Callable, tape: Tape, opaque: int) -> list[dict]:
-    """Zero or one reasoning block: its text and signature, or redacted content."""
-    if not tape.below("reasoning", 3) == 2:
+def _reasoning(draw: Callable, tape: Tape, opaque: int, asked: bool) -> list[dict]:
+    """Zero or one reasoning block (only when the request `asked` for reasoning): its text
+    and signature, or redacted content."""
+    if not (tape.below("reasoning", 3) == 2 and asked):
         return []
     if tape.flip("redacted"):  # as recorded: base64 of the provider's own ASCII token
         token = spell(opaque % 64 ** 32, BASE64, 32).encode("ascii")
@@ -118,9 +121,10 @@ def _tool_id(opaque: int, number: int, name: str, kimi: bool) -> str:
                               _ID_ALPHABET, 22)
 
 
-def _body(draw: Callable, min_calls: int, max_calls: int,
-          allowed: frozenset) -> tuple[dict, set, Tape]:
-    """A Converse response, the quirks it holds, and the tape of its stream's decisions."""
+def _body(draw: Callable, min_calls: int, max_calls: int, allowed: frozenset,
+          features: frozenset | None = None) -> tuple[dict, set, Tape]:
+    """A Converse response, the quirks it holds, and the tape of its stream's decisions;
+    only what a request asking `features` gets."""
     tags: set = set()
     count = min_calls + draw(positions(max_calls - min_calls))
     tape = _TAPES(draw)
@@ -131,7 +135,7 @@ def _body(draw: Callable, min_calls: int, max_calls: int,
     if maybe(tape, allowed, "empty-text-block", 4):  # gpt-oss: a lone empty block first
         tags.add("empty-text-block")
         blocks.append({"text": ""})
-    blocks += _reasoning(draw, tape, opaque)
+    blocks += _reasoning(draw, tape, opaque, asks(features, "reasoning"))
     if text or not calls:
         blocks.append({"text": text})
     kimi = maybe(tape, allowed, "kimi-tool-ids")
@@ -151,17 +155,19 @@ def _body(draw: Callable, min_calls: int, max_calls: int,
     if tape.flip("cache-usage"):
         usage.update({"cacheReadInputTokens": 0, "cacheWriteInputTokens": 0})
     body = {"output": {"message": {"role": "assistant", "content": blocks}},
-            "stopReason": "tool_use" if calls else tape.pick("stop-reason",
-                                                              ("end_turn", "max_tokens")),
+            "stopReason": "tool_use" if calls else tape.pick("stop-reason", (
+                "end_turn", "max_tokens") if asks(features, "max_tokens") else ("end_turn",)),
             "usage": usage, "metrics": {"latencyMs": 100 + (opaque >> 20) % 5000}}
     return body, tags, tape
 
 
 @st.composite
-def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None) -> dict:
-    """Whole Converse responses: reasoning, text, 0..n tool blocks, usage and metrics."""
+def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None,
+             features: frozenset | None = None) -> dict:
+    """Whole Converse responses: reasoning, text, 0..n tool blocks, usage and metrics;
+    `features` as for `cases`."""
     check_options(min_calls, max_calls)
-    return _body(draw, min_calls, max_calls, allowed_quirks(NAME, quirks))[0]
+    return _body(draw, min_calls, max_calls, allowed_quirks(NAME, quirks), features)[0]
 
 
 def _block_events(draw: Callable, tape: Tape, index: int, block: dict, max_cuts: int,
@@ -243,8 +249,10 @@ def _chunks(draw: Callable, tape: Tape, body: dict, max_cuts: int, allowed: froz
 
 
 @st.composite
-def chunkings(draw: Callable, body: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
-    """The events of one stream that carries `body`, cut at drawn points."""
+def chunkings(draw: Callable, body: dict, *, max_cuts: int = 8, quirks=None,
+              features: frozenset | None = None) -> list[dict]:
+    """The events of one stream that carries `body`, cut at drawn points
+    (`features`: no shape of the stream is tied to one; the body holds them all)."""
     tape = _TAPES(draw)
     return _chunks(draw, tape, body, max_cuts, allowed_quirks(NAME, quirks), set())[0]
 
@@ -283,13 +291,14 @@ def _error_case(draw: Callable, case: Case, whole: list[int]) -> Case:
 
 @st.composite
 def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
-          quirks=None, errors: bool = False) -> Case:
+          quirks=None, errors: bool = False, features: frozenset | None = None) -> Case:
     """Generated streams with the truth about them. `quirks`: None allows every Converse
     quirk, a set only those named (`frozenset()`: Claude on Converse without them);
+    `features`: what the request can ask (wires/_features.py; None: every shape);
     `errors=True` ends every stream in an exception event after a drawn prefix."""
     check_options(min_calls, max_calls, max_cuts)
     allowed = allowed_quirks(NAME, quirks)
-    body, tags, tape = _body(draw, min_calls, max_calls, allowed)
+    body, tags, tape = _body(draw, min_calls, max_calls, allowed, features)
     chunks, whole = _chunks(draw, tape, body, max_cuts, allowed, tags)
     case = case_of(body, chunks, quirks=tags)
     return _error_case(draw, case, whole) if errors else case
@@ -298,4 +307,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 def make_wire(**options: Any) -> Wire:
     """The Bedrock Converse wire; `options` become defaults of `messages` and `cases`."""
     return native_wire(NAME, messages, cases, options,
-                       allowed=NATIVE_OPTIONS | {"quirks", "errors"})
+                       allowed=NATIVE_OPTIONS | {"quirks", "errors", "features"})

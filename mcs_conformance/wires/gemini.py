@@ -13,7 +13,9 @@ asks `streamFunctionCallArguments`), calls without `id`, several calls in one re
 text parts, the `{"text": ""}` record that ends a Gemini 3 stream, a signature arriving on
 an empty text part, and a usage-only last record. How a stream folds back into the body is
 the shape both sides agree on (docs/quirks.md, "Gemini"): text runs merge until a part
-carries a signature, empty text parts vanish, streamed arguments build `args`.
+carries a signature, empty text parts vanish, streamed arguments build `args`. Thoughts,
+streamed arguments and a stop at `MAX_TOKENS` are drawn only for a request asking them
+(`features`, wires/_features.py).
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from mcs_conformance.wires._base import (Case, check_options, draw_pieces, NATIV
                                          native_wire, Tape, tapes, Wire)
 from mcs_conformance.wires._content import (BASE64, draw_arguments, draw_opaque, draw_prose,
                                             draw_tool_name, positions, spell)
+from mcs_conformance.wires._features import asks, quirks_asked
 from mcs_conformance.wires._provider_errors import error_objects, error_tail
 from mcs_conformance.wires._quirks import allowed_quirks, maybe
 
@@ -131,14 +134,14 @@ def _usage(opaque: int, thoughts: bool, vertex: bool) -> dict:
 
 
 def _body(draw: Callable, min_calls: int, max_calls: int, allowed: frozenset,
-          thoughts: bool) -> tuple[dict, set, Tape]:
+          features: frozenset | None) -> tuple[dict, set, Tape]:
     """A `generateContent` body, the quirks it holds, and the tape of its stream's small
-    decisions."""
+    decisions; only what a request asking `features` gets."""
     tags: set = set()
     count = min_calls + draw(positions(max_calls - min_calls))
     tape = _TAPES(draw)
     opaque = draw_opaque(draw)
-    thought = draw_prose(draw) if thoughts else ""
+    thought = draw_prose(draw) if asks(features, "include_thoughts") else ""
     text = draw_prose(draw)
     after = draw_prose(draw, min_size=1)
     calls = [(draw_tool_name(draw), draw_arguments(draw)) for _ in range(count)]
@@ -165,6 +168,7 @@ def _body(draw: Callable, min_calls: int, max_calls: int, allowed: frozenset,
         if number == 0 and tape.flip("signature-on-call"):  # only the first call is signed
             part["thoughtSignature"] = _signature(opaque, 3)
         parts.append(part)
+    limit = asks(features, "max_tokens")
     if calls and tape.below("text-after-calls", 4) == 3:
         parts.append({"text": after})
     last_text = next((p for p in reversed(parts) if "text" in p and not p.get("thought")), None)
@@ -174,9 +178,14 @@ def _body(draw: Callable, min_calls: int, max_calls: int, allowed: frozenset,
     candidate: dict[str, Any] = {"content": {"role": "model"}}
     if parts:
         candidate["content"]["parts"] = parts
-    # An answer with nothing in it was cut by max_tokens (as recorded: content without parts).
-    candidate["finishReason"] = "MAX_TOKENS" if not parts else "STOP" if calls else \
-        tape.pick("finish-reason", ("STOP", "MAX_TOKENS"))
+    # An answer with nothing in it was cut by the request's limit (as recorded: content
+    # without parts); without one, it stopped empty, as Gemini 2.5 does whatever the request
+    # (BerriAI/litellm#24442, google-gemini/deprecated-generative-ai-python#744).
+    if not parts:
+        candidate["finishReason"] = "MAX_TOKENS" if limit else "STOP"
+    else:
+        candidate["finishReason"] = "STOP" if calls else tape.pick(
+            "finish-reason", ("STOP", "MAX_TOKENS") if limit else ("STOP",))
     if not vertex:
         candidate["index"] = 0
     if calls and tape.flip("finish-message"):
@@ -194,10 +203,12 @@ def _body(draw: Callable, min_calls: int, max_calls: int, allowed: frozenset,
 
 @st.composite
 def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None,
-             thoughts: bool = True) -> dict:
-    """Whole `generateContent` bodies: thought summaries, text, 0..n calls, usage."""
+             features: frozenset | None = None) -> dict:
+    """Whole `generateContent` bodies: thought summaries, text, 0..n calls, usage;
+    `features` as for `cases`."""
     check_options(min_calls, max_calls)
-    return _body(draw, min_calls, max_calls, allowed_quirks(NAME, quirks), thoughts)[0]
+    allowed = quirks_asked(allowed_quirks(NAME, quirks), NAME, features)
+    return _body(draw, min_calls, max_calls, allowed, features)[0]
 
 
 # -- the stream --------------------------------------------------------------------------
@@ -392,10 +403,13 @@ def _whole_after(records: list[list[dict]]) -> list[int]:
 
 
 @st.composite
-def chunkings(draw: Callable, body: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
-    """The records of one stream that carries `body`, cut at drawn points."""
+def chunkings(draw: Callable, body: dict, *, max_cuts: int = 8, quirks=None,
+              features: frozenset | None = None) -> list[dict]:
+    """The records of one stream that carries `body`, cut at drawn points; a quirk
+    tied to a feature `features` lacks is left out (the body holds the other tied shapes)."""
     tape = _TAPES(draw)
-    return _chunks(draw, tape, body, max_cuts, allowed_quirks(NAME, quirks), set())[0]
+    allowed = quirks_asked(allowed_quirks(NAME, quirks), NAME, features)
+    return _chunks(draw, tape, body, max_cuts, allowed, set())[0]
 
 
 # -- the truth ---------------------------------------------------------------------------
@@ -490,14 +504,14 @@ def _fold_whole(sent: list[dict], whole: list[dict]) -> list[dict]:
 
 @st.composite
 def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
-          quirks=None, errors: bool = False, thoughts: bool = True) -> Case:
+          quirks=None, errors: bool = False, features: frozenset | None = None) -> Case:
     """Generated streams with the truth about them. `quirks`: None allows every Gemini
-    quirk, a set only those named (`frozenset()`: the Gemini API's own stream); `thoughts`
-    False draws no thought part (a request without `includeThoughts` gets none);
-    `errors=True` ends every stream in an error after a drawn prefix."""
+    quirk, a set only those named (`frozenset()`: the Gemini API's own stream); `features`:
+    what the request can ask (wires/_features.py; None: every shape: no thought part without
+    `include_thoughts`); `errors=True` ends every stream in an error after a drawn prefix."""
     check_options(min_calls, max_calls, max_cuts)
-    allowed = allowed_quirks(NAME, quirks)
-    body, tags, tape = _body(draw, min_calls, max_calls, allowed, thoughts)
+    allowed = quirks_asked(allowed_quirks(NAME, quirks), NAME, features)
+    body, tags, tape = _body(draw, min_calls, max_calls, allowed, features)
     chunks, whole = _chunks(draw, tape, body, max_cuts, allowed, tags)
     case = case_of(body, chunks, quirks=tags)
     return _error_case(draw, case, whole) if errors else case
@@ -506,4 +520,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 def make_wire(**options: Any) -> Wire:
     """The Gemini wire; `options` become defaults of `messages` and `cases`."""
     return native_wire(NAME, messages, cases, options,
-                       allowed=NATIVE_OPTIONS | {"quirks", "errors", "thoughts"})
+                       allowed=NATIVE_OPTIONS | {"quirks", "errors", "features"})

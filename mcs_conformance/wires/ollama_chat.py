@@ -10,7 +10,9 @@ Calls come in three generations: with an `id` and `function.index` (today's Olla
 `function.index` only (index 0 left out, as Go's `omitempty` does: quirk `no-call-id`), and
 bare `{"function": {...}}` (`no-call-index` too); a call without arguments may lack the
 `arguments` key, and thinking may sit in `content` between think tags. Each quirk is drawn
-only when allowed and recorded in `Case.quirks` (wires/_quirks.py).
+only when allowed and recorded in `Case.quirks` (wires/_quirks.py). The `thinking` field and a
+stop at `num_predict` are drawn only for a request asking them (`features`,
+wires/_features.py).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from mcs_conformance.wires._base import (Case, check_options, draw_pieces, NATIV
                                          native_wire, Tape, tapes, Wire)
 from mcs_conformance.wires._content import (draw_arguments, draw_opaque, draw_prose,
                                             draw_tool_name, positions, SOME_PROSE, spell)
+from mcs_conformance.wires._features import asks
 from mcs_conformance.wires._provider_errors import error_objects, error_tail
 from mcs_conformance.wires._quirks import allowed_quirks, maybe, often_pick, OftenQuirks
 
@@ -118,10 +121,10 @@ THINK_TAGS = ("<think>\n", "</think>\n\n")
 _THINKING = st.one_of(st.none(), SOME_PROSE)
 
 
-def _body(draw: Callable, min_calls: int, max_calls: int,
-          allowed: frozenset) -> tuple[dict, set, Tape]:
+def _body(draw: Callable, min_calls: int, max_calls: int, allowed: frozenset,
+          features: frozenset | None = None) -> tuple[dict, set, Tape]:
     """A `stream=false` body, the quirks it holds, and the tape of its stream's small
-    decisions."""
+    decisions; only what a request asking `features` gets."""
     tags: set = set()
     # The count, then the tape, first: Hypothesis's first test cases draw a few values at
     # random and fill the rest with the simplest choices, so drawn after the message a quirk
@@ -140,7 +143,7 @@ def _body(draw: Callable, min_calls: int, max_calls: int,
         tags.add("think-tag-in-content")
     calls = [(draw_tool_name(draw), draw_arguments(draw)) for _ in range(count)]
     message: dict[str, Any] = {"role": "assistant", "content": content}
-    if thinking is not None:
+    if thinking is not None and asks(features, "think"):
         message["thinking"] = thinking
     if count:
         message["tool_calls"] = _tool_calls(calls, allowed, tags, tape, opaque)
@@ -149,7 +152,8 @@ def _body(draw: Callable, min_calls: int, max_calls: int,
         "created_at": _stamp(_EPOCH_NS[0] + (opaque >> 96) % (_EPOCH_NS[1] - _EPOCH_NS[0] + 1)),
         "message": message,
         "done": True,
-        "done_reason": "stop" if count else tape.pick("done-reason", ("stop", "length")),
+        "done_reason": "stop" if count else tape.pick("done-reason", (
+            "stop", "length") if asks(features, "max_tokens") else ("stop",)),
     }
     for number, key in enumerate(COUNTERS):
         body[key] = 1 + (opaque >> (29 * number)) % _COUNTER_TOP
@@ -157,15 +161,19 @@ def _body(draw: Callable, min_calls: int, max_calls: int,
 
 
 @st.composite
-def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None) -> dict:
-    """Whole `stream=false` `/api/chat` bodies: text, thinking, 0..n calls, counters."""
+def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None,
+             features: frozenset | None = None) -> dict:
+    """Whole `stream=false` `/api/chat` bodies: text, thinking, 0..n calls, counters;
+    `features` as for `cases`."""
     check_options(min_calls, max_calls)
-    return _body(draw, min_calls, max_calls, allowed_quirks(NAME, quirks))[0]
+    return _body(draw, min_calls, max_calls, allowed_quirks(NAME, quirks), features)[0]
 
 
 @st.composite
-def chunkings(draw: Callable, body: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
-    """The NDJSON chunks of one stream that carries `body`, cut at drawn points."""
+def chunkings(draw: Callable, body: dict, *, max_cuts: int = 8, quirks=None,
+              features: frozenset | None = None) -> list[dict]:
+    """The NDJSON chunks of one stream that carries `body`, cut at drawn points
+    (`features`: no shape of the stream is tied to one; the body holds them all)."""
     tape = _TAPES(draw)
     return _chunks(draw, tape, body, max_cuts, allowed_quirks(NAME, quirks), set())
 
@@ -260,13 +268,14 @@ def _error_case(draw: Callable, case: Case) -> Case:
 
 @st.composite
 def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
-          quirks=None, errors: bool = False) -> Case:
+          quirks=None, errors: bool = False, features: frozenset | None = None) -> Case:
     """Generated streams with the truth about them. `quirks`: None allows every Ollama
-    quirk, a set only those named (`frozenset()`: today's Ollama); `errors=True` ends every
+    quirk, a set only those named (`frozenset()`: today's Ollama); `features`: what the
+    request can ask (wires/_features.py; None: every shape); `errors=True` ends every
     stream in an error line after a drawn prefix."""
     check_options(min_calls, max_calls, max_cuts)
     allowed = allowed_quirks(NAME, quirks)
-    body, tags, tape = _body(draw, min_calls, max_calls, allowed)
+    body, tags, tape = _body(draw, min_calls, max_calls, allowed, features)
     chunks = _chunks(draw, tape, body, max_cuts, allowed, tags)
     case = case_of(body, chunks, quirks=tags)
     return _error_case(draw, case) if errors else case
@@ -275,4 +284,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 def make_wire(**options: Any) -> Wire:
     """The Ollama chat wire; `options` become defaults of `messages` and `cases`."""
     return native_wire(NAME, messages, cases, options,
-                       allowed=NATIVE_OPTIONS | {"quirks", "errors"})
+                       allowed=NATIVE_OPTIONS | {"quirks", "errors", "features"})

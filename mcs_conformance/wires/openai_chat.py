@@ -7,7 +7,10 @@ stream (`quirks=frozenset()`) is a role chunk, content or refusal deltas (with `
 now and then), tool-call deltas (the first with `arguments: ""`), a late `annotations`
 delta, the finish chunk, `obfuscation` on every chunk. Every other shape real servers send
 is a named quirk (wires/_quirks.py, docs/quirks.md), drawn only when allowed and recorded in
-`Case.quirks`. With `errors=True` the stream ends in a provider error instead.
+`Case.quirks`. What only some requests get (several choices, the usage-only chunk,
+`finish_reason: length`, `logprobs`, web search annotations) is drawn only for a request
+asking it (`features`, wires/_features.py). With `errors=True` the stream ends in a provider
+error instead.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from mcs_conformance.wires._content import (BASE62, draw_arguments, draw_opaque,
                                             unique_tokens)
 from mcs_conformance.wires._provider_errors import error_objects, error_tail
 from mcs_conformance.wires._chat_modes import call_style, finish_mode, usage_place
+from mcs_conformance.wires._features import asks, quirks_asked
 from mcs_conformance.wires._quirks import allowed_quirks, maybe
 
 __all__ = ["COVERAGE", "NAME", "STREAM_TAPES", "case_of", "cases", "chunkings", "make_wire",
@@ -104,7 +108,7 @@ def _call_styles(escaping: bool) -> st.SearchStrategy[tuple]:
 @built_once
 @st.composite
 def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
-                            allowed: frozenset) -> tuple[dict, set]:
+                      allowed: frozenset, features: frozenset | None = None) -> tuple[dict, set]:
     text = draw_prose(draw)  # drawn first, so that shrinking the calls away keeps the text
     count = draw(st.integers(min_calls, max_calls))
     tape = _MESSAGE_TAPES(draw)
@@ -116,7 +120,8 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
         content = None
         refusal = draw(_REFUSALS)
     annotations = []
-    if content and tape.below("annotation", 6) == 5:  # web search models cite their sources
+    if content and tape.below("annotation", 6) == 5 and asks(features, "web_search"):
+        # web search models cite their sources
         end = draw(positions(len(content)))
         annotations.append({"type": "url_citation", "url_citation": {
             "start_index": draw(positions(end)), "end_index": end,
@@ -133,11 +138,13 @@ def _message_and_tags(draw: Callable, min_calls: int, max_calls: int,
 
 
 @st.composite
-def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None) -> dict:
+def messages(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, quirks=None,
+             features: frozenset | None = None) -> dict:
     """Assistant messages as `stream=false` returns them: text, a refusal, or 1..n calls
-    (with content `None`, `""` or text beside them); `quirks` as for `cases`."""
+    (with content `None`, `""` or text beside them); `quirks` and `features` as for `cases`."""
     check_options(min_calls, max_calls)
-    return draw(_message_and_tags(min_calls, max_calls, allowed_quirks(NAME, quirks)))[0]
+    allowed = quirks_asked(allowed_quirks(NAME, quirks), NAME, features)
+    return draw(_message_and_tags(min_calls, max_calls, allowed, features))[0]
 
 
 def _envelope(opaque: int, tape: Tape, allowed: frozenset) -> tuple[dict, bool]:
@@ -307,12 +314,13 @@ def _choice_deltas(draw: Callable, message: dict, max_cuts: int, allowed: frozen
     return deltas
 
 
-def _reason(tape: Tape, message: dict) -> str:
+def _reason(tape: Tape, message: dict, features: frozenset | None) -> str:
     if message.get("tool_calls"):
         return "tool_calls"
     if message.get("refusal") is not None:
         return "stop"
-    return tape.pick("finish-reason", ("stop", "length"))
+    reason = tape.pick("finish-reason", ("stop", "length"))
+    return reason if asks(features, "max_tokens") else "stop"
 
 
 def _moderation() -> dict:
@@ -321,12 +329,13 @@ def _moderation() -> dict:
 
 
 def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
-           max_calls: int = 3, tape: Tape | None = None
+           max_calls: int = 3, tape: Tape | None = None, features: frozenset | None = None
            ) -> tuple[list[dict], set, list[dict], list]:
     """`(chunks, quirks, messages of every choice, finish reasons)` of one stream carrying
-    `message`, drawing only the `allowed` quirks (the text wire uses it too); `tape` holds
-    the stream's small decisions (None: drawn here). A function of `draw`, not a generator:
-    one built for each message would be validated by Hypothesis each time."""
+    `message`, drawing only the `allowed` quirks and what a request asking `features` gets
+    (the text wire uses it too); `tape` holds the stream's small decisions (None: drawn
+    here). A function of `draw`, not a generator: one built for each message would be
+    validated by Hypothesis each time."""
     tags: set = set()
     tape = tape or STREAM_TAPES(draw)
     # Drawn whatever the tape decides, so that shrinking a decision shifts no later draw.
@@ -337,16 +346,16 @@ def stream(draw: Callable, message: dict, max_cuts: int, allowed: frozenset,
     usage_mode = usage_place(tape, allowed)
     usage = _usage(opaque, tape.flip("usage-details")) if usage_mode != "none" else None
     obfuscation = spell(opaque >> 64, BASE62, 16) if tape.flip("obfuscation") else None
-    with_logprobs = tape.below("logprobs", 6) == 5
+    with_logprobs = tape.below("logprobs", 6) == 5 and asks(features, "logprobs")
     choices, tapes_ = [message], [tape]
     if maybe(tape, allowed, "n-choices", 8):
         for _ in range(1 + tape.below("more-choices", 2)):
-            other, other_tags = draw(_message_and_tags(0, max_calls, allowed))
+            other, other_tags = draw(_message_and_tags(0, max_calls, allowed, features))
             choices.append(other)
             tapes_.append(STREAM_TAPES(draw))
             tags |= other_tags
         tags.add("n-choices")
-    reasons = [_reason(lane, choice) for lane, choice in zip(tapes_, choices)]
+    reasons = [_reason(lane, choice, features) for lane, choice in zip(tapes_, choices)]
     no_object = maybe(tape, allowed, "no-object-field", 6)
 
     def chunk(index: int, delta: dict, finish: str | None = None,
@@ -436,10 +445,12 @@ def _azure_first() -> dict:
 
 
 @st.composite
-def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks=None) -> list[dict]:
+def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks=None,
+              features: frozenset | None = None) -> list[dict]:
     """The `chat.completion.chunk`s of one stream that carries `message`, cut at drawn points
-    (with `n-choices`, other choices are drawn beside it)."""
-    return stream(draw, message, max_cuts, allowed_quirks(NAME, quirks))[0]
+    (with `n-choices`, other choices are drawn beside it); `features` as for `cases`."""
+    allowed = quirks_asked(allowed_quirks(NAME, quirks), NAME, features)
+    return stream(draw, message, max_cuts, allowed, features=features)[0]
 
 
 def finish_index(chunks: list) -> int:
@@ -557,17 +568,19 @@ def _error_case(draw: Callable, case: Case) -> Case:
 
 @st.composite
 def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
-          quirks=None, errors: bool = False) -> Case:
+          quirks=None, errors: bool = False, features: frozenset | None = None) -> Case:
     """Generated streams with the truth about them. `quirks`: None allows every quirk of
-    this wire, a set only those named (`frozenset()`: OpenAI's own stream); `errors=True`
-    ends every stream in a provider error after a drawn prefix."""
+    this wire, a set only those named (`frozenset()`: OpenAI's own stream); `features`: what
+    the request can ask (wires/_features.py; None: every shape); `errors=True` ends every
+    stream in a provider error after a drawn prefix."""
     check_options(min_calls, max_calls, max_cuts)
-    allowed = allowed_quirks(NAME, quirks)
+    allowed = quirks_asked(allowed_quirks(NAME, quirks), NAME, features)
     # Drawn first: Hypothesis fills what its first test cases do not draw at random with
     # the simplest choices, so decided after the message a quirk came out absent on some seeds.
     tape = STREAM_TAPES(draw)
-    message, tags = draw(_message_and_tags(min_calls, max_calls, allowed))
-    chunks, more, choices, reasons = stream(draw, message, max_cuts, allowed, max_calls, tape)
+    message, tags = draw(_message_and_tags(min_calls, max_calls, allowed, features))
+    chunks, more, choices, reasons = stream(draw, message, max_cuts, allowed, max_calls, tape,
+                                            features)
     case = case_of(message, chunks, quirks=tags | more, choices=choices, reasons=reasons)
     return _error_case(draw, case) if errors else case
 
@@ -575,4 +588,4 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 def make_wire(**options: Any) -> Wire:
     """The OpenAI Chat wire; `options` become defaults of `messages` and `cases`."""
     return native_wire(NAME, messages, cases, options,
-                       allowed=NATIVE_OPTIONS | {"quirks", "errors"})
+                       allowed=NATIVE_OPTIONS | {"quirks", "errors", "features"})

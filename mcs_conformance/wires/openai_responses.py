@@ -9,8 +9,9 @@ as in early-2025 streams, on none; the 2025 `obfuscation` padding is drawn too.
 
 Every client-run call kind is drawn (`_responses_items.py`), and the provider-run items
 (hosted tools, MCP, tool search, compaction) with their own events; `response.queued`,
-annotations, reasoning text and `response.incomplete` endings too. `COVERAGE` lists what the
-SDK unions hold that is not drawn, with the reason; `QUIRKS` the real-server quirks drawn.
+annotations, reasoning text and `response.incomplete` endings too, each only for a request
+that elicits it (`features`, wires/_features.py). `COVERAGE` lists what the SDK unions hold
+that is not drawn, with the reason; `QUIRKS` the real-server quirks drawn.
 
 A stream's small decisions are read from one `Tape` drawn first, each output item's from its
 own tape drawn first in the item's span; ids, times and usage from one drawn number.
@@ -27,9 +28,11 @@ from mcs_conformance.wires import _provider_errors as provider_errors
 from mcs_conformance.wires._base import (built_once, Case, check_options, draw_pieces,
                                          NATIVE_OPTIONS, native_wire, Tape, tapes, Wire)
 from mcs_conformance.wires._content import BASE62, BASE64, draw_opaque, interleave, positions, prose
+from mcs_conformance.wires._features import asked, asks, MAX_TOKENS, RESPONSES_ANNOTATION_FEATURES
 from mcs_conformance.wires._quirks import allowed_quirks, maybe
 from mcs_conformance.wires._responses_items import (CALL_KINDS, call_of, command_pieces,
-                                                    draw_client, draw_hosted, ITEM_SLOTS,
+                                                    draw_client, draw_hosted, hosted_asked,
+                                                    ITEM_SLOTS,
                                                     name_calls, name_items, PAD_CUT, STATUS_EVENTS,
                                                     STREAMED)
 
@@ -101,11 +104,14 @@ _FILE_CITATION = {"type": "file_citation", "file_id": "file-abc123", "filename":
                   "index": 0}
 
 
-def _reasoning(draw: Callable, tape: Tape) -> dict:
+def _reasoning(draw: Callable, tape: Tape, features: frozenset | None) -> dict:
+    """A reasoning item (its encrypted content 'populated by default', the API reference)."""
     texts = draw(_REASONING_TEXTS)
     # open-weight models stream their raw reasoning text: the last text drawn, now and then
     raw = texts[-1:] if texts and tape.below("reasoning-text", 5) >= 3 else []
     summaries = texts[:-1] if raw else texts[:2]
+    if not asks(features, "reasoning_summary"):
+        summaries = []
     item = {"id": "rs_", "type": "reasoning",
             "summary": [{"type": "summary_text", "text": text} for text in summaries]}
     if tape.flip("encrypted"):  # requested with include=["reasoning.encrypted_content"]
@@ -116,28 +122,30 @@ def _reasoning(draw: Callable, tape: Tape) -> dict:
     return item
 
 
-def _annotation(tape: Tape, part: int, note: int) -> dict:
-    if tape.flip(f"annotation-{part}-{note}"):
+def _annotation(tape: Tape, part: int, note: int, kinds: tuple) -> dict:
+    kind = "file_citation" if tape.flip(f"annotation-{part}-{note}") else "url_citation"
+    if (kind if kind in kinds else kinds[0]) == "file_citation":
         return dict(_FILE_CITATION)
     return {"type": "url_citation", "start_index": 0,
             "end_index": tape.below(f"end-{part}-{note}", 41),
             "url": "https://example.com/", "title": "Example Domain"}
 
 
-def _part(tape: Tape, number: int, text: str, modern: bool) -> dict:
+def _part(tape: Tape, number: int, text: str, modern: bool, kinds: tuple) -> dict:
     if tape.below(f"refusal-{number}", 5) == 4:
         return {"type": "refusal", "refusal": text}
     part: dict[str, Any] = {"type": "output_text", "annotations": [], "text": text}
-    if tape.below(f"annotated-{number}", 4) == 3:  # cited (web or file search): annotation.added
-        part["annotations"] = [_annotation(tape, number, note)
+    if tape.below(f"annotated-{number}", 4) == 3 and kinds:  # cited: annotation.added
+        part["annotations"] = [_annotation(tape, number, note, kinds)
                                for note in range(1 + tape.flip(f"annotations-{number}"))]
     if modern:
         part["logprobs"] = []
     return part
 
 
-def _message(draw: Callable, tape: Tape, modern: bool) -> dict:
-    parts = [_part(tape, number, text, modern) for number, text in enumerate(draw(_TEXTS))]
+def _message(draw: Callable, tape: Tape, modern: bool, features: frozenset | None) -> dict:
+    kinds = asked(RESPONSES_ANNOTATION_FEATURES, RESPONSES_ANNOTATION_FEATURES, features)
+    parts = [_part(tape, number, text, modern, kinds) for number, text in enumerate(draw(_TEXTS))]
     item = {"id": "msg_", "type": "message", "status": "completed", "content": parts,
             "role": "assistant"}
     if modern and tape.flip("phase"):
@@ -168,29 +176,29 @@ def _events_of(draw: Callable, item: dict, tape: Tape, stream: tuple | None) -> 
 
 @built_once
 @st.composite
-def _reasoning_pair(draw: Callable, stream: tuple | None) -> tuple:
+def _reasoning_pair(draw: Callable, stream: tuple | None, features: frozenset | None) -> tuple:
     """A pair `(item, its events or None)`, drawn together so that deleting an item deletes
     its events too: a failing case shrinks to fewer items, not only to fewer cuts."""
     tape = _ITEM_TAPES(draw)
-    item = _reasoning(draw, tape)
+    item = _reasoning(draw, tape, features)
     return item, _events_of(draw, item, tape, stream)
 
 
 @built_once
 @st.composite
-def _message_pair(draw: Callable, modern: bool, stream: tuple | None) -> tuple:
+def _message_pair(draw: Callable, modern: bool, stream: tuple | None, features: Any) -> tuple:
     tape = _ITEM_TAPES(draw)
-    item = _message(draw, tape, modern)
+    item = _message(draw, tape, modern, features)
     return item, _events_of(draw, item, tape, stream)
 
 
 @built_once
 @st.composite
-def _placed(draw: Callable, hosted: bool, stream: tuple | None) -> tuple:
+def _placed(draw: Callable, hosted: bool, stream: tuple | None, features: frozenset | None) -> tuple:
     """`([(item, events)], place)`: a client-run call, or the items of a hosted tool use
     (a call and its output), with the number of texts they come after."""
     tape = _ITEM_TAPES(draw)
-    items = draw_hosted(draw, tape) if hosted else [draw_client(draw, tape)]
+    items = draw_hosted(draw, tape, features) if hosted else [draw_client(draw, tape, features)]
     pairs = [(item, _events_of(draw, item, tape, stream)) for item in items]
     if not hosted and stream is not None and items[0]["type"] not in STREAMED:
         draw(PAD_CUT)  # what a function call's events draw (see draw_client)
@@ -198,15 +206,16 @@ def _placed(draw: Callable, hosted: bool, stream: tuple | None) -> tuple:
 
 
 @lru_cache(maxsize=64)
-def _lists(modern: bool, min_calls: int, max_calls: int, stream: tuple | None) -> tuple:
+def _lists(modern: bool, min_calls: int, max_calls: int, stream: tuple | None,
+           features: frozenset | None) -> tuple:
     """The list strategies of `_output`, built once per option set (building is costly).
 
     `stream` is `(max_cuts, padded, whole)` when the items' events are drawn too."""
     return (
-        st.lists(_reasoning_pair(stream), max_size=2),
-        st.lists(_message_pair(modern, stream), max_size=2),
-        st.lists(_placed(False, stream), min_size=min_calls, max_size=max_calls),
-        st.lists(_placed(True, stream), max_size=2),
+        st.lists(_reasoning_pair(stream, features), max_size=2),
+        st.lists(_message_pair(modern, stream, features), max_size=2),
+        st.lists(_placed(False, stream, features), min_size=min_calls, max_size=max_calls),
+        st.lists(_placed(True, stream, features), max_size=2 if hosted_asked(features) else 0),
     )
 
 
@@ -222,11 +231,11 @@ def _follow(item: dict, events: list | None) -> None:
 
 
 def _draw_output(draw: Callable, tape: Tape, opaque_: int, min_calls: int, max_calls: int,
-                 stream: tuple | None) -> tuple:
-    """A `Response` and, when `stream` is given, its items' events."""
+                 stream: tuple | None, features: frozenset | None = None) -> tuple:
+    """A `Response` and, when `stream` is given, its items' events (what `features` gets)."""
     check_options(min_calls, max_calls)
     modern = tape.flip("modern")  # late-2025 fields, or the early-2025 set
-    reasoning, texts, calls, hosted = _lists(modern, min_calls, max_calls, stream)
+    reasoning, texts, calls, hosted = _lists(modern, min_calls, max_calls, stream, features)
     groups = draw(calls) + draw(hosted)
     for number, (group, _) in enumerate(groups):
         name_calls([item for item, _ in group], number, opaque_)
@@ -235,27 +244,29 @@ def _draw_output(draw: Callable, tape: Tape, opaque_: int, min_calls: int, max_c
     for number, (item, events) in enumerate(pairs, 1):
         name_items([item], number, opaque_)
         _follow(item, events)
-    response = _envelope(draw, tape, opaque_, [item for item, _ in pairs], modern)
+    response = _envelope(draw, tape, opaque_, [item for item, _ in pairs], modern, features)
     return response, [events for _, events in pairs]
 
 
 @built_once
 @st.composite
-def _output(draw: Callable, min_calls: int, max_calls: int) -> dict:
+def _output(draw: Callable, min_calls: int, max_calls: int, features: frozenset | None) -> dict:
     """A `Response` drawn on its own (no events)."""
     tape, opaque_ = _STREAM_TAPES(draw), draw_opaque(draw)
-    return _draw_output(draw, tape, opaque_, min_calls, max_calls, None)[0]
+    return _draw_output(draw, tape, opaque_, min_calls, max_calls, None, features)[0]
 
 
 _EFFORTS = (None, "low", "medium", "high")
 _SUMMARY_MODES = (None, "auto", "detailed")
 
 
-def _envelope(draw: Callable, tape: Tape, opaque_: int, output: list, modern: bool) -> dict:
+def _envelope(draw: Callable, tape: Tape, opaque_: int, output: list, modern: bool,
+              features: frozenset | None) -> dict:
     created = 1_700_000_000 + (opaque_ >> 52) % 100_000_001
     named = sorted({(item["type"], item["name"]) for item in output
                     if item["type"] in ("function_call", "custom_tool_call")})
-    incomplete = tape.below("incomplete", 8) == 7  # ended by max_output_tokens
+    incomplete = tape.below("incomplete", 8) == 7 and asks(features, "max_tokens")  # its limit
+    summary = tape.pick("summary", _SUMMARY_MODES)  # echoes the request's reasoning.summary
     instructions = draw(_PROSE)  # drawn whether sent or not
     response = {
         "id": f"resp_{opaque_ % 16**48:048x}",
@@ -265,13 +276,13 @@ def _envelope(draw: Callable, tape: Tape, opaque_: int, output: list, modern: bo
         "error": None,
         "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "instructions": instructions if tape.below("instructions", 4) else None,
-        "max_output_tokens": None,
+        "max_output_tokens": MAX_TOKENS if incomplete else None,
         "model": tape.pick("model", MODELS),
         "output": output,
         "parallel_tool_calls": True,
         "previous_response_id": None,
         "reasoning": {"effort": tape.pick("effort", _EFFORTS),
-                      "summary": tape.pick("summary", _SUMMARY_MODES)},
+                      "summary": summary if asks(features, "reasoning_summary") else None},
         "store": tape.flip("store"),
         "temperature": 1.0,
         "text": {"format": {"type": "text"}},
@@ -292,9 +303,10 @@ def _envelope(draw: Callable, tape: Tape, opaque_: int, output: list, modern: bo
     return response
 
 
-def messages(*, min_calls: int = 0, max_calls: int = 3) -> st.SearchStrategy[dict]:
-    """Native `Response` objects as `response.completed` carries them, with 0..n calls."""
-    return _output(min_calls, max_calls)
+def messages(*, min_calls: int = 0, max_calls: int = 3,
+             features: frozenset | None = None) -> st.SearchStrategy[dict]:
+    """Native `Response`s as `response.completed` carries them, 0..n calls (`features`: `cases`)."""
+    return _output(min_calls, max_calls, features)
 
 
 
@@ -452,12 +464,14 @@ def _allowed(quirks: Any) -> frozenset:
     return QUIRKS & allowed_quirks(NAME, quirks)
 
 
-def _options(tape: Tape, allowed: frozenset) -> tuple:
-    """How a stream is written: (numbered, padded, whole arguments, queued, restarted ids)."""
+def _options(tape: Tape, allowed: frozenset, features: frozenset | None = None) -> tuple:
+    """How a stream is written: (numbered, padded, whole arguments, queued (background mode
+    only), restarted ids)."""
     numbered = not maybe(tape, allowed, "no-sequence-number")
     whole = maybe(tape, allowed, "whole-arguments-one-delta", 4)
     restart = maybe(tape, allowed, "call-ids-restart", 4)
-    return numbered, tape.flip("padded"), whole, tape.below("queued", 8) == 7, restart
+    queued = tape.below("queued", 8) == 7 and asks(features, "background")
+    return numbered, tape.flip("padded"), whole, queued, restart
 
 
 def _restart_ids(message: dict, events: list) -> None:
@@ -481,9 +495,10 @@ def _restart_ids(message: dict, events: list) -> None:
 
 
 @st.composite
-def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks: Any = None) -> list:
-    """The events of one stream that carries the `Response` `message`, cut at drawn points."""
-    numbered, padded, whole, queued, _ = _options(_STREAM_TAPES(draw), _allowed(quirks))
+def chunkings(draw: Callable, message: dict, *, max_cuts: int = 8, quirks: Any = None,
+              features: frozenset | None = None) -> list:
+    """The events of a stream carrying the `Response` `message`, cut (`features`: `cases`)."""
+    numbered, padded, whole, queued, _ = _options(_STREAM_TAPES(draw), _allowed(quirks), features)
     streams = [_item_events(draw, item, _ITEM_TAPES(draw), max_cuts, padded, whole)
                for item in message["output"]]
     return _events(message, streams, numbered, queued)
@@ -556,9 +571,10 @@ def _error_case(draw: Callable, tape: Tape, message: dict, chunks: list) -> Case
 
 @st.composite
 def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: int = 8,
-          quirks: Any = None, errors: bool = False) -> Case:
+          quirks: Any = None, errors: bool = False, features: frozenset | None = None) -> Case:
     """Generated streams with the truth about them; with `errors`, each ends in a provider
-    error after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed.
+    error after a drawn prefix. `quirks`: None for all of `QUIRKS`, or the names allowed;
+    `features`: what the request can ask (wires/_features.py; None: every shape).
 
     `min_calls`/`max_calls` count the client-run calls of every kind."""
     allowed = _allowed(quirks)
@@ -566,9 +582,9 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
     # the simplest choices, so decided after the message a quirk came out absent on some seeds.
     tape = _STREAM_TAPES(draw)
     opaque_ = draw_opaque(draw)  # drawn whatever the tape decides
-    numbered, padded, whole, queued, restart = _options(tape, allowed)
+    numbered, padded, whole, queued, restart = _options(tape, allowed, features)
     message, streams = _draw_output(draw, tape, opaque_, min_calls, max_calls,
-                                    (max_cuts, padded, whole))
+                                    (max_cuts, padded, whole), features)
     chunks = _events(message, streams, numbered, queued)
     if restart:
         _restart_ids(message, chunks)
@@ -579,4 +595,5 @@ def cases(draw: Callable, *, min_calls: int = 0, max_calls: int = 3, max_cuts: i
 
 def make_wire(**options: Any) -> Wire:
     """The OpenAI Responses wire; `options` become defaults of `messages` and `cases`."""
-    return native_wire(NAME, messages, cases, options, NATIVE_OPTIONS | {"quirks", "errors"})
+    return native_wire(NAME, messages, cases, options,
+                       NATIVE_OPTIONS | {"quirks", "errors", "features"})

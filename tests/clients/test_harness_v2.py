@@ -16,8 +16,8 @@ from mcs_conformance.clients._runner import quirks_for
 from mcs_conformance.clients.reference_client import reference_client
 from mcs_conformance.targets import ClientTarget, HarnessTarget
 from mcs_reference.calls import ExtractedCall
-from mcs_conformance.wires import (PROGRAMMATIC_BETA, Case, QUIRK_FEATURES, case_request, get_wire,
-                                   request_mismatch)
+from mcs_conformance.wires import (ALWAYS_ASKED, PROGRAMMATIC_BETA, QUIRKS, Case, QUIRK_FEATURES,
+                                   case_request, get_wire, request_mismatch)
 
 ROOT = Path(__file__).resolve().parents[2]
 FEW = settings(max_examples=60, database=None, deadline=None,
@@ -85,7 +85,9 @@ def test_a_v2_harness_is_told_its_features_and_speaks_v2(fake):
 @pytest.mark.parametrize("features", [(), ("include_usage",), ("n", "include_usage")])
 def test_quirks_needing_an_undeclared_feature_are_never_drawn(features):
     assert not quirks_for(None, frozenset(features)) & {
-        name for name, feature in QUIRK_FEATURES.items() if feature not in features}
+        name for name, feature in QUIRK_FEATURES.items()
+        if feature not in frozenset(features) | ALWAYS_ASKED.get(QUIRKS[name].wire, frozenset())}
+    assert "max-tokens-open-call" in quirks_for(None, frozenset(features))  # every request
     quirks = quirks_for(GATED, frozenset(features))
     drawn = []
 
