@@ -229,9 +229,10 @@ def _completed(observation: dict, clause: str) -> Judgment | None:
         return None
     truth = observation["truth"]
     if truth.get("stopped_at_token_limit") and _ABOUT_THE_LIMIT.search(error):
+        evidence, said = _evidence_by_twin(observation, lambda twin: twin["error"] is not None)
         return _judged(observation, clause, STRICTNESS, "the client reported an error on a "
                        "stream that completed (stopped at the token limit, as the stream "
-                       f"itself says): {show(error)}", WIRE)
+                       f"itself says): {show(error)}", evidence, said)
     evidence, said = _evidence_by_twin(observation, lambda twin: twin["error"] is not None)
     return _judged(observation, clause, CRASH, "the client reported an error on a stream that "
                    f"completed: {show(error)}", evidence, said)

@@ -100,7 +100,8 @@ class _Handler(BaseHTTPRequestHandler):
         needed = self.server.needs.get(case_id)
         if needed is None:
             return None
-        wrong = request_mismatch(served.wire, needed, request, self.headers)
+        wrong = request_mismatch(served.wire, needed, request, self.headers,
+                                 stream=not self._wants_whole(served.wire, request))
         if wrong is not None:
             self.server.mismatches.setdefault(case_id, wrong)
         return wrong

@@ -48,7 +48,7 @@ def request_body(wire: str, *, stream: bool = True, request: dict | None = None)
     request = request or {}
     tools = request.get("tools", [])
     if wire == "gemini":
-        return _gemini_body(request)
+        return _gemini_body(request, stream)
     if wire == "bedrock-converse":
         return _converse_body(request)
     if wire == "openai-responses":
@@ -75,6 +75,8 @@ def request_body(wire: str, *, stream: bool = True, request: dict | None = None)
 
 
 def _ask_chat(body: dict, request: dict) -> None:
+    """OpenAI Chat's options; `stream_options` only on a streaming request (the API refuses
+    it otherwise)."""
     for key, field, value in (("n", "n", request.get("n")),
                               ("include_usage", "stream_options", {"include_usage": True}),
                               ("max_tokens", "max_completion_tokens", request.get("max_tokens")),
@@ -82,6 +84,8 @@ def _ask_chat(body: dict, request: dict) -> None:
                               ("web_search", "web_search_options", {})):
         if key in request:
             body[field] = value
+    if not body["stream"]:
+        body.pop("stream_options", None)
 
 
 def _ask_responses(body: dict, request: dict) -> None:
@@ -113,7 +117,7 @@ def _ask_ollama(body: dict, request: dict) -> None:
         body["options"] = {"num_predict": request["max_tokens"]}
 
 
-def _gemini_body(request: dict) -> dict:
+def _gemini_body(request: dict, stream: bool = True) -> dict:
     """A `streamGenerateContent` request (the path says it streams: the body does not)."""
     body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": _PROMPT}]}]}
     if request.get("tools"):
@@ -125,7 +129,7 @@ def _gemini_body(request: dict) -> dict:
         config["maxOutputTokens"] = request["max_tokens"]
     if config:
         body["generationConfig"] = config
-    if request.get("stream_function_call_arguments"):
+    if request.get("stream_function_call_arguments") and stream:  # arguments stream only
         body["toolConfig"] = {"functionCallingConfig": {"streamFunctionCallArguments": True}}
     return body
 

@@ -265,9 +265,19 @@ _CHECKS: dict[str, tuple[tuple[str, _Check], ...]] = {
 }
 
 
-def request_mismatch(wire: str, needed: Mapping, body: Any, headers: Mapping) -> str | None:
+#: What only a streaming request asks: a non-streamed one for the same case goes without
+#: (OpenAI rejects `stream_options` unless streaming; Vertex streams arguments only when
+#: streaming).
+STREAM_ONLY = ("include_usage", "stream_function_call_arguments")
+
+
+def request_mismatch(wire: str, needed: Mapping, body: Any, headers: Mapping, *,
+                     stream: bool = True) -> str | None:
     """Why the HTTP request (its JSON `body`, its `headers`) does not ask what `needed`
-    (a `case_request`) says the case needs, in one line; None when it does."""
+    (a `case_request`) says the case needs, in one line; None when it does. A non-streamed
+    request (`stream` False) is not asked the options only a stream needs."""
+    if not stream:
+        needed = {key: value for key, value in needed.items() if key not in STREAM_ONLY}
     if not isinstance(body, dict):
         return "the request body is not a JSON object"
     wrong = _function_mismatch(wire, needed, body)

@@ -105,3 +105,24 @@ def test_the_server_answers_a_non_streamed_request_with_the_whole_twin(wire):
 
         same()
         both_errors()
+
+
+def test_a_non_streamed_request_is_not_asked_what_only_a_stream_needs():
+    """OpenAI refuses `stream_options` unless streaming: a client's non-streaming call for a
+    case that ends in the usage-only chunk asks no `include_usage`, and the server's check
+    accepts it (a streaming request lacking it is still refused)."""
+    with ProviderServer() as server:
+        @FEW
+        @given(streams("openai-chat", frozenset({"usage-only-chunk"}), min_calls=1))
+        def run(served):
+            request = case_request(served.case)
+            if not request.get("include_usage"):
+                return
+            url = server.add(served, request=request)
+            assert reference_client(url, "openai-chat", request, stream=False)["error"] is None
+            assert server.mismatch(url) is None
+            bare = {key: value for key, value in request.items() if key != "include_usage"}
+            assert reference_client(url, "openai-chat", bare)["error"] is not None
+            assert "include_usage" in server.mismatch(url)
+
+        run()
