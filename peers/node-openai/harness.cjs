@@ -4,6 +4,8 @@
  *
  * openai-chat: `client.chat.completions.stream(...)` then `finalChatCompletion()`;
  * openai-responses: `client.responses.stream(...)` then `finalResponse()`.
+ * Without streaming (protocol v3's `whole`), the README's "Usage": `chat.completions.create(...)`
+ * and `responses.create(...)` with the same request, the result read by the same mapping.
  * The base URL gets `/v1` appended, as for any self-hosted OpenAI-compatible server.
  */
 const {serve, argumentsOf, joinUrl, plain, requirePeer} = require('../node-protocol.cjs');
@@ -45,11 +47,22 @@ function chatMessage(message) {
   return plain(rest);
 }
 
+/** The body of one Chat Completions request, streamed or not. */
+function chatBody(request) {
+  return {model: 'mcs-model', messages: [{role: 'user', content: PROMPT}], ...chatOptions(request)};
+}
+
 async function chat(baseUrl, request) {
-  const stream = client(baseUrl).chat.completions.stream({
-    model: 'mcs-model', messages: [{role: 'user', content: PROMPT}], ...chatOptions(request),
-  });
-  const completion = await stream.finalChatCompletion();
+  const stream = client(baseUrl).chat.completions.stream(chatBody(request));
+  return chatOutcome(await stream.finalChatCompletion());
+}
+
+async function chatWhole(baseUrl, request) {
+  return chatOutcome(await client(baseUrl).chat.completions.create(chatBody(request)));
+}
+
+/** A ChatCompletion (streamed: the helper's final one) as an outcome. */
+function chatOutcome(completion) {
   const message = completion.choices[0].message;
   const calls = (message.tool_calls || []).map((call) => call.type === 'custom'
     ? {name: call.custom.name, arguments: call.custom.input, id: call.id ?? null}
@@ -98,13 +111,24 @@ function responseMessage(response) {
   return plain(rest);
 }
 
-async function responses(baseUrl, request) {
+/** The body of one Responses request, streamed or not. */
+function responsesBody(request) {
   const tools = request.tools.map(({name, description, parameters}) =>
     ({type: 'function', name, description, parameters, strict: false}));
-  const stream = client(baseUrl).responses.stream({
-    model: 'mcs-model', input: PROMPT, ...(tools.length ? {tools} : {}),
-  });
-  const response = await stream.finalResponse();
+  return {model: 'mcs-model', input: PROMPT, ...(tools.length ? {tools} : {})};
+}
+
+async function responses(baseUrl, request) {
+  return responsesOutcome(await client(baseUrl).responses.stream(responsesBody(request))
+    .finalResponse());
+}
+
+async function responsesWhole(baseUrl, request) {
+  return responsesOutcome(await client(baseUrl).responses.create(responsesBody(request)));
+}
+
+/** A Response (streamed: the helper's final one) as an outcome. */
+function responsesOutcome(response) {
   const output = response.output || [];
   const text = output.filter((item) => item.type === 'message')
     .flatMap((item) => item.content || [])
@@ -112,6 +136,12 @@ async function responses(baseUrl, request) {
   return {calls: responsesCalls(output), text, message: responseMessage(response), error: null};
 }
 
+// Both wires have a documented non-streaming call (the README's "Usage").
+const WHOLE = {
+  'openai-chat': (wire, baseUrl, request) => chatWhole(baseUrl, request),
+  'openai-responses': (wire, baseUrl, request) => responsesWhole(baseUrl, request),
+};
+
 serve(__dirname, 'openai',
   (wire, baseUrl, request) => (wire === 'openai-chat' ? chat : responses)(baseUrl, request),
-  {features: FEATURES});
+  {features: FEATURES, whole: WHOLE});

@@ -1,6 +1,7 @@
 """The OpenAI Agents SDK's `OpenAIChatCompletionsModel.stream_response()`: the Chat
 Completions stream as the SDK turns it into Responses events, read up to the final
-`response.completed` event's `Response`."""
+`response.completed` event's `Response`; and (WHOLE) the same model's non-streaming
+`get_response()`, whose `ModelResponse.output` is read by the same mapping."""
 import asyncio
 
 from agents import (FunctionTool, ModelSettings, ModelTracing, OpenAIChatCompletionsModel,
@@ -11,6 +12,7 @@ from _protocol import call, outcome, serve, tools_of
 
 # `ModelSettings(include_usage=True)` asks for the usage chunk; the SDK has no `n`.
 FEATURES = {"openai-chat": ["include_usage"]}
+PROMPT = "What is the weather in Paris?"
 
 
 async def never_invoked(context, arguments):  # the harness reads calls, it runs none
@@ -25,30 +27,63 @@ def function_tools(request):
 set_tracing_disabled(True)  # no trace export: the machine has no network
 
 
+def model_of(client):
+    return OpenAIChatCompletionsModel(model="gpt-4o", openai_client=client)
+
+
+def model_arguments(request):
+    """The keywords of one model request, streamed or not."""
+    return {"system_instructions": None, "input": PROMPT,
+            "model_settings": ModelSettings(
+                include_usage=True if request.get("include_usage") else None),
+            "tools": function_tools(request), "output_schema": None, "handoffs": [],
+            "tracing": ModelTracing.DISABLED}
+
+
 async def final_response(base_url, request):
     client = AsyncOpenAI(api_key="sk-mcs", base_url=base_url.rstrip("/") + "/v1", max_retries=0)
-    model = OpenAIChatCompletionsModel(model="gpt-4o", openai_client=client)
     final = None
-    async for event in model.stream_response(
-            system_instructions=None, input="What is the weather in Paris?",
-            model_settings=ModelSettings(include_usage=True if request.get("include_usage") else None),
-            tools=function_tools(request), output_schema=None, handoffs=[],
-            tracing=ModelTracing.DISABLED):
+    async for event in model_of(client).stream_response(**model_arguments(request)):
         if event.type == "response.completed":
             final = event.response
     await client.close()
     return final
 
 
+async def whole_response(base_url, request):
+    client = AsyncOpenAI(api_key="sk-mcs", base_url=base_url.rstrip("/") + "/v1", max_retries=0)
+    response = await model_of(client).get_response(
+        **model_arguments(request), previous_response_id=None, conversation_id=None, prompt=None)
+    await client.close()
+    return response
+
+
+def output_outcome(output):
+    """The output items (the streamed `Response`'s or the `ModelResponse`'s) as an outcome:
+    the function calls, and the text as `Response.output_text` joins it."""
+    calls = [call(item.name, item.arguments, item.call_id)
+             for item in output if item.type == "function_call"]
+    text = "".join(part.text for item in output if item.type == "message"
+                   for part in item.content if part.type == "output_text" and part.text is not None)
+    # Its output is the SDK's translation of a Chat answer: not the provider's message.
+    return outcome(calls, text, None)
+
+
 def run(base_url, wire, request):
     response = asyncio.run(final_response(base_url, request))
     if response is None:
         return outcome(error="harness: the stream ended without response.completed")
-    calls = [call(item.name, item.arguments, item.call_id)
-             for item in response.output if item.type == "function_call"]
-    # Its Response is the SDK's translation of a Chat stream: not the provider's message.
-    return outcome(calls, response.output_text, None)
+    return output_outcome(response.output)
 
+
+def run_whole(base_url, wire, request):
+    return output_outcome(asyncio.run(whole_response(base_url, request)).output)
+
+
+# The `Model` interface (agents/models/interface.py; the docs' "Models" page, custom model
+# providers) has `get_response`, "Get a response from the model", beside `stream_response`:
+# `Runner.run` calls the first, `Runner.run_streamed` the second.
+WHOLE = {"openai-chat": run_whole}
 
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, WHOLE)

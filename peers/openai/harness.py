@@ -1,5 +1,7 @@
 """The openai SDK as its users stream: `chat.completions.stream()` then
-`get_final_completion()`, and `responses.stream()` then `get_final_response()`."""
+`get_final_completion()`, and `responses.stream()` then `get_final_response()`; and as they
+call it without streaming (WHOLE): `chat.completions.create()` and `responses.create()`, the
+result read by the same mapping."""
 
 import openai
 
@@ -22,13 +24,29 @@ def without_sdk_keys(value):
     return value
 
 
+PROMPT = "What is the weather in Paris?"
+
+
+def chat_request(request):
+    """The keywords of one Chat Completions request, streamed or not."""
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": PROMPT}],
+            **chat_options(request)}
+
+
 def chat(client, request):
-    with client.chat.completions.stream(model="gpt-4o", messages=[
-            {"role": "user", "content": "What is the weather in Paris?"}],
-            **chat_options(request)) as stream:
+    with client.chat.completions.stream(**chat_request(request)) as stream:
         for _ in stream:
             pass
-        completion = stream.get_final_completion()
+        return chat_outcome(stream.get_final_completion())
+
+
+def chat_whole(client, request):
+    """The README's "Usage": `completion = client.chat.completions.create(...)`."""
+    return chat_outcome(client.chat.completions.create(**chat_request(request)))
+
+
+def chat_outcome(completion):
+    """A `ChatCompletion` (streamed: the helper's final one) as an outcome."""
     message = completion.choices[0].message
     calls = [call(tc.function.name, tc.function.arguments, tc.id)
              for tc in message.tool_calls or [] if tc.type == "function"]
@@ -47,15 +65,28 @@ def item_call(item):
     return call(kind, payload, item["call_id"])
 
 
-def responses(client, request):
+def responses_request(request):
+    """The keywords of one Responses request, streamed or not."""
     tools = [{"type": "function", "name": name, "description": description,
               "parameters": parameters, "strict": False}
              for name, description, parameters in tools_of(request)]
-    with client.responses.stream(model="gpt-4o", input="What is the weather in Paris?",
-                                 **({"tools": tools} if tools else {})) as stream:
+    return {"model": "gpt-4o", "input": PROMPT, **({"tools": tools} if tools else {})}
+
+
+def responses(client, request):
+    with client.responses.stream(**responses_request(request)) as stream:
         for _ in stream:
             pass
-        response = stream.get_final_response()
+        return responses_outcome(stream.get_final_response())
+
+
+def responses_whole(client, request):
+    """The README's "Usage": `response = client.responses.create(...)`."""
+    return responses_outcome(client.responses.create(**responses_request(request)))
+
+
+def responses_outcome(response):
+    """A `Response` (streamed: the helper's final one) as an outcome."""
     dumped = without_sdk_keys(response.to_dict(mode="json"))
     answered = {item.get("call_id") for item in dumped["output"]
                 if item["type"].endswith("_output")}
@@ -64,10 +95,20 @@ def responses(client, request):
     return outcome(calls, response.output_text, dumped)
 
 
-def run(base_url, wire, request):
-    client = openai.OpenAI(api_key="sk-mcs", base_url=base_url.rstrip("/") + "/v1", max_retries=0)
-    return chat(client, request) if wire == "openai-chat" else responses(client, request)
+def client_of(base_url):
+    return openai.OpenAI(api_key="sk-mcs", base_url=base_url.rstrip("/") + "/v1", max_retries=0)
 
+
+def run(base_url, wire, request):
+    return (chat if wire == "openai-chat" else responses)(client_of(base_url), request)
+
+
+def run_whole(base_url, wire, request):
+    return (chat_whole if wire == "openai-chat" else responses_whole)(client_of(base_url), request)
+
+
+# Both wires have a documented non-streaming call (the README's "Usage" section).
+WHOLE = {"openai-chat": run_whole, "openai-responses": run_whole}
 
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, WHOLE)
