@@ -13,9 +13,9 @@ import json
 import re
 from typing import Any, Iterable
 
-from ._format_base import (JSON_STRING, OBJECT_HEAD, Unreadable, arguments_value, object_end,
-                           raw_decode, result_object, without_spans)
-from .calls import ExtractedCall, ToolCallRecord, call_from_json_text
+from ._format_base import (JSON_STRING, OBJECT_HEAD, Unreadable, arguments_call, arguments_value,
+                           object_end, raw_decode, result_object, without_spans)
+from .calls import ExtractedCall, ToolCallRecord
 from .name_tracker import MORE as _MORE
 from .name_tracker import NameTracker
 
@@ -39,7 +39,7 @@ def _call_from_value(name: str, value: Any, id: str | None) -> ExtractedCall:
     if isinstance(value, dict):
         return ExtractedCall(name, value, id)
     if isinstance(value, str):  # Granite 4 and some fine-tunes double-encode the arguments
-        return call_from_json_text(name, value, id)
+        return arguments_call(name, value, id)
     try:
         raw = _dumps(value)
     except (TypeError, ValueError, RecursionError):

@@ -1,0 +1,60 @@
+"""Closure: every call a catalogue codec decodes is one its format could have written.
+
+A call `decode` returns without an error has a name the format allows and finite JSON
+arguments that the codec's `encode` writes back to the same call; anything else is an error
+call that keeps the raw text. The property runs over model outputs drawn well-formed and then
+mutated (`mcs_conformance.wires.mutated_outputs`). Below it, the outputs on which it first
+failed, each with the wrong call it gave before the fix.
+"""
+from __future__ import annotations
+
+import pytest
+
+from mcs_reference import format_codec
+
+DS_BEGIN = "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>"
+DS_SEP = "<\uff5ctool\u2581sep\uff5c>"
+DS_END = "<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>"
+KIMI_BEGIN = "<|tool_calls_section_begin|><|tool_call_begin|>"
+KIMI_END = "<|tool_call_end|><|tool_calls_section_end|>"
+
+# (format, output, the call decoded before the fix): each must now be an error call keeping
+# the raw text. Mutation `non-finite-literal` or `number-overflow`: Python's json reads NaN,
+# Infinity and 1e400 (as inf), none of which is JSON a tool can be given.
+NON_FINITE = [
+    ("json", '{"tool": "f", "arguments": {"x": NaN}}', {"x": "nan"}),
+    ("hermes", '<tool_call>\n{"name": "f", "arguments": {"x": -Infinity}}\n</tool_call>',
+     {"x": "-inf"}),
+    ("mistral", '[TOOL_CALLS] [{"name": "f", "arguments": {"x": NaN}}]', {"x": "nan"}),
+    ("mistral-v11", '[TOOL_CALLS]f[ARGS]{"x": [Infinity]}', {"x": ["inf"]}),
+    ("llama3-json", '{"name": "f", "parameters": {"x": -1e400}}', {"x": "-inf"}),
+    ("deepseek-v3", DS_BEGIN + "function" + DS_SEP + 'f\n```json\n{"x": 1e400}\n```' + DS_END,
+     {"x": "inf"}),
+    ("deepseek-v3.1", DS_BEGIN + "f" + DS_SEP + '{"x": -1e400}' + DS_END, {"x": "-inf"}),
+    ("kimi-k2", KIMI_BEGIN + 'functions.f:0<|tool_call_argument_begin|>{"x": -1e400}' + KIMI_END,
+     {"x": "-inf"}),
+    ("harmony",
+     '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"x":NaN}<|call|>',
+     {"x": "nan"}),
+]
+
+
+@pytest.mark.parametrize("format, text, before", NON_FINITE)
+def test_a_number_that_is_not_finite_makes_an_error_call_keeping_the_text(format, text, before):
+    [call] = format_codec(format).decode(text)
+    assert call.name == "f" and call.arguments == {} and call.error
+    assert call.raw_arguments and call.raw_arguments in text
+
+
+@pytest.mark.parametrize("format, text", [
+    ("qwen3-coder", "<tool_call>\n<function=f>\n<parameter=x>\n1e400\n</parameter>\n</function>\n"
+                    "</tool_call>"),
+    ("glm-4.5", "<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>1e400</arg_value>\n</tool_call>"),
+])
+def test_a_parameter_too_large_for_a_double_is_the_string_the_model_wrote(format, text):
+    """Before: {"x": inf}. These formats write a string raw, so a value that is no JSON a
+    tool can be given is the raw text, as a string parameter's schema would read it."""
+    codec = format_codec(format)
+    [call] = codec.decode(text)
+    assert call.arguments == {"x": "1e400"} and call.error is None
+    assert codec.decode(codec.encode([call])) == [call]
