@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
 import re
 import unicodedata
 from typing import Any, Iterable
@@ -508,7 +509,8 @@ def _python_call(node: ast.AST, span: str) -> ExtractedCall:
 
 
 def _json_like(value: Any) -> bool:
-    """A value JSON can hold: str, int, float, bool, None, lists and str-keyed dicts."""
+    """A value JSON can hold: str, int, finite float, bool, None, lists and str-keyed dicts
+    (`1e400` is a Python literal for inf, which no JSON holds)."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -518,6 +520,8 @@ def _json_like(value: Any) -> bool:
             if not all(isinstance(key, str) for key in item):
                 return False
             stack.extend(item.values())
+        elif isinstance(item, float) and not math.isfinite(item):
+            return False
         elif not (item is None or isinstance(item, (str, int, float, bool))):
             return False
     return True

@@ -427,7 +427,8 @@ def _python_call(raw: str) -> ExtractedCall:
     """A body that is not JSON: a Python dict literal (Hermes-2-Pro), else an error call."""
     try:
         value = ast.literal_eval(raw) if raw.startswith("{") and raw.endswith("}") else None
-        value = json.loads(json.dumps(value)) if isinstance(value, dict) else None
+        # allow_nan=False: a Python float such as 1e400 (inf) is no JSON a tool can be given
+        value = json.loads(json.dumps(value, allow_nan=False)) if isinstance(value, dict) else None
     except _EVAL_ERRORS:
         value = None
     if value is not None:

@@ -36,6 +36,9 @@ NON_FINITE = [
     ("harmony",
      '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"x":NaN}<|call|>',
      {"x": "nan"}),
+    # Python literals: 1e400 is inf to ast.literal_eval
+    ("pythonic", "[f(x=1e400)]", {"x": "inf"}),
+    ("hermes", "<tool_call>\n{'name': 'f', 'arguments': {'x': 1e400}}\n</tool_call>", {"x": "inf"}),
 ]
 
 
