@@ -21,9 +21,9 @@ from .calls import ExtractedCall, ToolCallRecord
 __all__ = ["FormatCodec", "Found", "JSON_STRING", "MAX_NAME", "OBJECT_HEAD", "Unreadable",
            "arguments_call", "arguments_value", "decode_at", "decode_key", "decode_value", "dumps",
            "encode_key", "encode_value", "escape_markers", "from_value", "is_plain", "is_word",
-           "last_name", "loads", "name_of", "object_end", "raw_decode", "records_as_json_lines",
+           "last_name", "loads", "name_allowed", "name_of", "object_end", "raw_decode", "records_as_json_lines",
            "result_json_text", "result_object", "result_text", "result_value", "skip_ws", "strip_one_newline",
-           "visible_name", "without_spans", "writes_raw"]
+           "vetted", "visible_name", "without_spans", "writes_raw"]
 
 MAX_NAME = 256  # a call name (or id) longer than this is prose, not a call head
 _WS = " \t\r\n"
@@ -321,6 +321,23 @@ def is_word(text: str, forbidden: str = "") -> bool:
     return 0 < len(text) <= MAX_NAME and not any(c.isspace() or c in forbidden for c in text)
 
 
+def name_allowed(name: Any, forbidden: str = "", special_tokens: Iterable[str] = ()) -> bool:
+    """Can a call bear `name` in a format: one word (`is_word`), no control or invisible
+    character, none of the format's special tokens inside (the model writing one would end
+    the call)?"""
+    return (isinstance(name, str) and is_word(name, forbidden) and name.isprintable()
+            and not any(token in name for token in special_tokens))
+
+
+def vetted(codec: Any, call: ExtractedCall, raw: str) -> ExtractedCall:
+    """`call`, or an error call keeping `raw` (the call's text) when its name is none the
+    codec's format allows (`codec.allows_name`): a wrong name is never a readable call."""
+    if call.error is not None or codec.allows_name(call.name):
+        return call
+    return ExtractedCall(call.name, {}, call.id, f"tool call name {call.name[:80]!r} is not one "
+                         f"the {codec.name} format allows", raw)
+
+
 def is_plain(call: ExtractedCall) -> bool:
     """A readable function call with JSON-object arguments (what every format can carry at
     best; an error call keeps raw text that no format reads back to the same error)."""
@@ -383,20 +400,29 @@ class FormatCodec:
     # formats keep it (it is the model's prose); the tag formats drop it with the markers.
     _keeps_blank_between = False
 
+    def allows_name(self, name: str) -> bool:
+        """Can a call of this format bear `name` (see `name_allowed`; `_name_forbidden`
+        lists what else the format cannot hold in a name)? `decode` makes a call with any
+        other name an error call."""
+        return name_allowed(name, self._name_forbidden, self.special_tokens)
+
     def can_carry(self, call: ExtractedCall) -> bool:
         """Can the model write `call` in this format as its template does (a readable call
-        whose name is one word)? The kit draws only such calls."""
+        whose name the format allows)? The kit draws only such calls."""
         return (call.error is None and isinstance(call.arguments, dict)
-                and is_word(call.name, self._name_forbidden))
+                and self.allows_name(call.name))
 
     def _scan(self, text: str) -> Iterable[Found]:
         raise NotImplementedError
 
     def _found(self, text: Any) -> list[Found]:
-        """Everything `_scan` finds; nothing for a non-string (decode never raises)."""
+        """Everything `_scan` finds, each call `vetted`; nothing for a non-string (decode
+        never raises)."""
         if not isinstance(text, str):
             return []
-        return list(self._scan(text))
+        return [found if found.call is None
+                else found._replace(call=vetted(self, found.call, text[found.start:found.end]))
+                for found in self._scan(text)]
 
     def decode(self, text: str) -> list[ExtractedCall]:
         """Every call written in `text`, in order (unreadable ones as error calls)."""

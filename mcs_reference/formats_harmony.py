@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, Iterable, NamedTuple
 
-from ._format_base import FormatCodec, decode_at, is_plain, result_value
+from ._format_base import FormatCodec, decode_at, is_plain, result_value, vetted
 from .calls import ExtractedCall, ToolCallRecord
 
 __all__ = ["HarmonyCodec"]
@@ -23,7 +23,6 @@ _CLOSERS = ("<|end|>", "<|call|>", "<|return|>")
 _CHANNEL = re.compile(r"<\|channel\|>\s*([^\s<]+)")
 _RECIPIENT = re.compile(r"to=([^\s<]+)")
 _FUNCTIONS = "functions."
-_NAME = re.compile(r"[^\s<]+")
 _WS = " \t\r\n"
 
 
@@ -79,13 +78,19 @@ class HarmonyCodec(FormatCodec):
     source = ("OpenAI harmony response format guide (cookbook.openai.com/articles/"
               "openai-harmony) and the openai-harmony package")
 
+    _name_forbidden = "<"  # the header ends the recipient at whitespace or a token
+
     def can_carry(self, call: ExtractedCall) -> bool:
         """A name without whitespace or `<` (the header ends it there); no id."""
-        return is_plain(call) and call.id is None and _NAME.fullmatch(call.name) is not None
+        return is_plain(call) and call.id is None and self.allows_name(call.name)
 
     def decode(self, text: str) -> list[ExtractedCall]:
-        """The calls written in `text`, in order."""
-        return [m.call for m in _parse(text).messages if m.call is not None]
+        """The calls written in `text`, in order (a name the format cannot bear makes an
+        error call)."""
+        if not isinstance(text, str):
+            return []
+        return [vetted(self, m.call, text[m.start:m.end]) for m in _parse(text).messages
+                if m.call is not None]
 
     def content(self, text: str) -> str:
         """What a client shows: final, preambles, channel-less messages and loose text."""

@@ -14,7 +14,8 @@ import re
 from typing import Any, Iterable
 
 from ._format_base import (JSON_STRING, OBJECT_HEAD, Unreadable, arguments_call, arguments_value,
-                           object_end, raw_decode, result_object, without_spans)
+                           is_plain, name_allowed, object_end, raw_decode, result_object, vetted,
+                           without_spans)
 from .calls import ExtractedCall, ToolCallRecord
 from .name_tracker import MORE as _MORE
 from .name_tracker import NameTracker
@@ -143,9 +144,19 @@ class _Codec:
 
     name = ""
     opening_markers: tuple[str, ...] = ()
+    special_tokens: tuple[str, ...] = ()
     _definite = False  # does every opening start a call (True), or may it be prose JSON?
     _quotes = '"'
     _outside: re.Pattern
+
+    def allows_name(self, name: str) -> bool:
+        """Can a call bear `name` here (one word, none of the special tokens: see
+        `name_allowed`)? `decode` makes a call with any other name an error call."""
+        return name_allowed(name, "", self.special_tokens)
+
+    def can_carry(self, call: ExtractedCall) -> bool:
+        """A readable call with JSON-object arguments and a name the format allows."""
+        return is_plain(call) and self.allows_name(call.name)
 
     def tracker(self) -> NameTracker:
         """A fresh incremental reader of the forming call's name (see `NameTracker`)."""
@@ -184,7 +195,6 @@ class JsonCodec(_Codec):
 
     name = "text-json"
     opening_markers = ('"tool"', "```json")
-    special_tokens: tuple[str, ...] = ()
     # The kit's own format, written into any text: prose anywhere around the calls.
     prose_between = prose_after = True
     source = "this kit's default text format (docs/formats.md)"
@@ -231,8 +241,8 @@ class JsonCodec(_Codec):
                 pos = find("{", end)
                 continue
             if _is_json_call(value):
-                calls.append((pos, end, _call_from_value(value["tool"], value["arguments"],
-                                                         _id_of(value))))
+                call = _call_from_value(value["tool"], value["arguments"], _id_of(value))
+                calls.append((pos, end, vetted(self, call, text[pos:end])))
                 pos = find("{", end)
             elif find('"tool"', pos, end) == -1:  # prose JSON with no call inside
                 pos = find("{", end)
@@ -351,9 +361,10 @@ class HermesCodec(_Codec):
                 value, end = raw_decode(text, body)
             except (Unreadable, ValueError, RecursionError):
                 end = _body_end(text, body)
-                calls.append((pos, end, _python_call(text[body:end].strip())))
+                call = _python_call(text[body:end].strip())
             else:
-                calls.append((pos, end, _hermes_call(value, text[body:end])))
+                call = _hermes_call(value, text[body:end])
+            calls.append((pos, end, vetted(self, call, text[body:end].strip())))
             pos = text.find(_OPEN, end)
         return calls
 

@@ -61,3 +61,38 @@ def test_a_parameter_too_large_for_a_double_is_the_string_the_model_wrote(format
     [call] = codec.decode(text)
     assert call.arguments == {"x": "1e400"} and call.error is None
     assert codec.decode(codec.encode([call])) == [call]
+
+
+# (format, output, the name decoded before the fix, as a readable call): a name with
+# whitespace or a control character in it, an empty one, one holding a character the format
+# cannot write there, one too long to be a call head. Mutations whitespace-in-head (a space,
+# tab or newline inside a name), number-overflow (a number written into a Kimi id's index or
+# lengthening a name).
+BAD_NAMES = [
+    ("json", '{"tool": "get_weath er", "arguments": {}}', "get_weath er"),
+    ("hermes", '<tool_call>\n{"name": "P\\tZ", "arguments": {}}\n</tool_call>', "P\tZ"),
+    ("mistral", '[TOOL_CALLS] [{"name": "lookup n", "arguments": {}}]', "lookup n"),
+    ("llama3-json", '{"name": " get_weather", "parameters": {}}', " get_weather"),
+    ("qwen3-coder", "<tool_call>\n<function=get\tweather>\n</function>\n</tool_call>",
+     "get\tweather"),
+    ("deepseek-v3", DS_BEGIN + "function" + DS_SEP + "get\tweather\n```json\n{}\n```" + DS_END,
+     "get\tweather"),
+    ("deepseek-v3", DS_BEGIN + "function" + DS_SEP + "t" + "1" * 300 + "\n```json\n{}\n```"
+     + DS_END, "t" + "1" * 300),
+    ("kimi-k2", KIMI_BEGIN + "functions.get_weather:-1e400<|tool_call_argument_begin|>{}"
+     + KIMI_END, "get_weather:-1e400"),
+    ("harmony", "<|channel|>commentary to=functions. get_weather <|constrain|>json<|message|>{}"
+     "<|call|>", ""),
+    # encode wrote `[t999...()]`, which decode reads as prose (no call head is so long)
+    ("pythonic", "[tool(), t" + "9" * 300 + "()]", "t" + "9" * 300),
+]
+
+
+@pytest.mark.parametrize("format, text, before", BAD_NAMES)
+def test_a_name_the_format_cannot_bear_makes_an_error_call_keeping_the_text(format, text,
+                                                                            before):
+    codec = format_codec(format)
+    call = codec.decode(text)[-1]
+    assert call.name == before and call.arguments == {} and "is not one" in call.error
+    assert call.raw_arguments and call.raw_arguments in text
+    assert not codec.allows_name(before)
