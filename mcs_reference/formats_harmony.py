@@ -21,6 +21,9 @@ _TOKEN = re.compile(r"<\|(start|end|message|channel|constrain|call|return)\|>")
 _BODY_END = re.compile(r"<\|(?:end|call|return|start)\|>")
 _CLOSERS = ("<|end|>", "<|call|>", "<|return|>")
 _CHANNEL = re.compile(r"<\|channel\|>\s*([^\s<]+)")
+# The first message's role header is the generation prompt `<|start|>assistant`, so an output
+# whose first message has its recipient in the role header starts ` to=functions.NAME`.
+_ROLE_RECIPIENT = re.compile(r"[ \t]*to=[^\s<]+\s*(?=<\|(?:channel|constrain|message)\|>)")
 _RECIPIENT = re.compile(r"to=([^\s<]+)")
 _FUNCTIONS = "functions."
 _WS = " \t\r\n"
@@ -48,7 +51,8 @@ class HarmonyCodec(FormatCodec):
     <|constrain|>json<|message|>{ARGS}<|call|>`, later messages after `<|start|>assistant`.
 
     A call is a message (on commentary, or analysis) whose recipient is `functions.NAME`,
-    in the channel header or the role header. Its body is decoded as JSON from
+    in the channel header or the role header (for the first message, whose
+    `<|start|>assistant` is the prompt's, the output then starts ` to=functions.NAME`). Its body is decoded as JSON from
     `<|message|>` on (so markers inside argument strings are no end), then `<|call|>` (or
     `<|end|>`, or the end of the text) must follow; otherwise it is an error call keeping
     the body. Messages to other recipients (built-in tools: `browser.*`, `python`) are not
@@ -146,16 +150,17 @@ def _parse(text: str) -> _Parsed:
     pos = 0
     while pos < n:
         token = _TOKEN.search(text, pos)
-        if token is None or token.start() > pos:  # loose text up to the next token
+        role_header = pos == 0 and _ROLE_RECIPIENT.match(text) is not None
+        if not role_header and (token is None or token.start() > pos):  # loose text
             stop = n if token is None else token.start()
             prose.append((pos, text[pos:stop]))
             pos = stop
             continue
-        if token.group(1) not in ("start", "channel", "constrain"):  # a stray closer
-            pos = token.end()
+        if not role_header and token.group(1) not in ("start", "channel", "constrain"):
+            pos = token.end()  # a stray closer
             continue
         header_start = pos
-        cursor = token.end()
+        cursor = pos if role_header else token.end()
         while True:  # the header runs to <|message|>
             following = _TOKEN.search(text, cursor)
             if following is None or following.group(1) not in ("channel", "constrain"):
