@@ -195,6 +195,7 @@ class JsonCodec(_Codec):
 
     name = "text-json"
     opening_markers = ('"tool"', "```json")
+    special_tokens: tuple[str, ...] = ()
     # The kit's own format, written into any text: prose anywhere around the calls.
     prose_between = prose_after = True
     source = "this kit's default text format (docs/formats.md)"

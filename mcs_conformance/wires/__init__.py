@@ -6,7 +6,8 @@ features a client declares, the check of its HTTP request), the provider errors 
 end in, how a wire's chunks are framed as an HTTP body, and the hand-made shapes (text
 rewritten into a message, calls written as text, prose that writes none,
 malformed calls) that the clauses and the client cases build on, and the model outputs
-of the format catalogue, cut into token deltas, that engine tool parsers are fed. Wires are generators, never
+of the format catalogue (in the spellings real models write), cut into token deltas, that
+engine tool parsers are fed. Wires are generators, never
 "strategies": extraction strategies are the format experts under test.
 
 May import: `mcs_reference`, `mcs_conformance.base`.
@@ -31,6 +32,7 @@ from mcs_conformance.wires._requests import (case_request, drawable_quirks, FEAT
                                              features_of, PROGRAMMATIC_BETA, QUIRK_FEATURES,
                                              request_mismatch, Requestable, shape_options,
                                              tool_definition)
+from mcs_conformance.wires._spellings import Spelling, SPELLINGS, spellings_of
 from mcs_conformance.wires._tokens import token_deltas, tokenize
 from mcs_conformance.wires.formats import (FormatCase, format_cases, malformed_cases,
                                            prose_cases, tools_for)
@@ -57,6 +59,8 @@ __all__ = [
     # model outputs in a catalogue format, cut into token deltas (engine tool parsers)
     "FormatCase", "format_cases", "malformed_cases", "prose_cases", "token_deltas", "tokenize",
     "tools_for",
+    # the spellings real models write for a format, beside its template's own
+    "SPELLINGS", "Spelling", "spellings_of",
     # hand-made shapes
     "BAD_TEXTS", "BRACES", "REWRITABLE", "TAGS", "WORDS", "bad_call", "cut_by_max_tokens",
     "malformed_message", "plain_prose", "quiet_prose", "simple_arguments", "simple_calls",
