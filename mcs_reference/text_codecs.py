@@ -9,6 +9,7 @@ and text that only looks like JSON or tags yields no call at all.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from typing import Any, Iterable
@@ -444,7 +445,9 @@ def _python_call(raw: str) -> ExtractedCall:
     except _EVAL_ERRORS:
         value = None
     if value is not None:
-        return _hermes_call(value, raw)
+        call = _hermes_call(value, raw)
+        # a string Python decoded (its own escapes, quotes) is not the model's text: keep it
+        return call if call.error is None else dataclasses.replace(call, raw_arguments=raw)
     found = _HERMES_NAME.search(raw)
     name = (_unquote(found.group(2)) or "") if found else ""
     reason = "tool call body is unterminated" if raw.count("{") > raw.count("}") else (

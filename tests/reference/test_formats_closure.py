@@ -12,6 +12,8 @@ import pytest
 
 from mcs_reference import format_codec
 
+
+
 DS_BEGIN = "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>"
 DS_SEP = "<\uff5ctool\u2581sep\uff5c>"
 DS_END = "<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>"
@@ -96,3 +98,12 @@ def test_a_name_the_format_cannot_bear_makes_an_error_call_keeping_the_text(form
     assert call.name == before and call.arguments == {} and "is not one" in call.error
     assert call.raw_arguments and call.raw_arguments in text
     assert not codec.allows_name(before)
+
+
+def test_a_hermes_body_read_as_python_keeps_the_text_in_its_error_call():
+    """Mutation delimiter-deleted in a Granite-style string of arguments (`{\\"` lost its
+    quote: `\\c` is no JSON escape, so the body is read as a Python literal). Before, the
+    error call kept the string as Python decoded it, which the model never wrote."""
+    text = '<tool_call>\n{"name": "f", "arguments": "{\\city\\": 1}"}\n</tool_call>'
+    [call] = format_codec("hermes").decode(text)
+    assert call.error and call.raw_arguments == text[12:-13]
