@@ -8,10 +8,112 @@ failed, each with the wrong call it gave before the fix.
 """
 from __future__ import annotations
 
+import importlib.util
+import inspect
+import json
+from pathlib import Path
+
 import pytest
+from hypothesis import find, given, HealthCheck, settings, strategies as st
 
-from mcs_reference import format_codec
+from mcs_reference import format_codec, format_names
+from mcs_conformance.wires import format_cases, MUTATIONS, mutated_outputs
 
+BROKEN = sorted(Path(__file__).resolve().parents[1].joinpath("broken_codecs").glob("[!_]*.py"))
+
+
+
+def _strict(value: object) -> str:
+    """JSON text that tells 1, 1.0 and true apart (Python's == does not)."""
+    return json.dumps(value, sort_keys=True)
+
+
+def closure_problems(codec: object, text: str) -> list[str]:
+    """What breaks closure in `codec.decode(text)`: an error call that does not keep the
+    text it could not read, or a readable call whose name the format does not allow, whose
+    arguments hold a number that is not finite, or that `encode` does not write back."""
+    problems = []
+    for call in codec.decode(text):
+        if call.error is not None:
+            if not _kept(call.raw_arguments, text):
+                problems.append(f"the error call {call.name!r} ({call.error}) does not keep "
+                                f"the text it could not read: {call.raw_arguments!r}")
+        elif not codec.allows_name(call.name):
+            problems.append(f"the call is named {call.name!r}, which {codec.name} cannot bear")
+        elif not _finite(call.arguments):
+            problems.append(f"the call {call.name!r} has arguments that are no JSON: "
+                            f"{call.arguments!r}")
+        else:
+            back = codec.decode(codec.encode([call]))
+            if [(c.name, _strict(c.arguments), c.error) for c in back] != \
+                    [(call.name, _strict(call.arguments), None)]:
+                problems.append(f"encode writes {call!r} back as {back!r}")
+    return problems
+
+
+def _kept(raw: object, text: str) -> bool:
+    """Is `raw` text of `text`: as written, or as the content of a JSON string there (a
+    double-encoded arguments string keeps its value)?"""
+    return isinstance(raw, str) and any(form in text for form in (
+        raw.strip(), json.dumps(raw)[1:-1], json.dumps(raw, ensure_ascii=False)[1:-1]))
+
+
+def _finite(arguments: object) -> bool:
+    try:
+        json.dumps(arguments, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", format_names())
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_every_call_decoded_is_one_the_format_could_have_written(name, data):
+    codec = format_codec(name)
+    output = data.draw(mutated_outputs(codec))
+    problems = closure_problems(codec, output.text)
+    assert not problems, f"mutations {output.mutations}: {problems}"
+
+
+# -- the property catches each mutation kind on a deliberately broken codec ---------------
+def _broken(path: Path):
+    spec = importlib.util.spec_from_file_location(f"broken_codecs.{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_mutation_kind_has_its_broken_codec():
+    assert sorted(_broken(path).CAUGHT_BY for path in BROKEN) == sorted(MUTATIONS)
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=[path.stem for path in BROKEN])
+def test_the_property_catches_the_broken_codec_on_its_mutation(path):
+    module = _broken(path)
+    codec = getattr(module, module.CODEC)()
+    reference = format_codec(module.FORMAT)
+    assert type(reference) in inspect.getmro(type(codec))[1:], "one bug on one reference codec"
+    assert len((module.__doc__ or "").strip().splitlines()) >= 3, "say what real bug it is"
+    found = find(mutated_outputs(codec, kinds={module.CAUGHT_BY}),
+                 lambda output: bool(closure_problems(codec, output.text)),
+                 settings=settings(max_examples=4000, database=None, derandomize=True,
+                                   suppress_health_check=list(HealthCheck)))
+    assert module.CAUGHT_BY in found.mutations
+    assert not closure_problems(reference, found.text)
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=[path.stem for path in BROKEN])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_a_broken_codec_reads_the_outputs_as_drawn(path, data):
+    """Its bug hides on well-formed outputs: only the mutation shows it."""
+    module = _broken(path)
+    codec = getattr(module, module.CODEC)()
+    case = data.draw(format_cases(format_codec(module.FORMAT), spellings=frozenset()))
+    assert [(c.name, c.arguments) for c in codec.decode(case.text)] == \
+        [(c.name, c.arguments) for c in case.calls]
+    assert not closure_problems(codec, case.text)
 
 
 DS_BEGIN = "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>"
