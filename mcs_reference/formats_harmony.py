@@ -178,10 +178,12 @@ def _parse(text: str) -> _Parsed:
         if following.group(1) != "message":  # a header with no body: skip it
             pos = following.start() if following.group(1) == "start" else following.end()
             continue
-        channel = _CHANNEL.search(header)
+        # A header may hold a stray `<|channel|>commentary to=assistant` before its own
+        # channel: the last channel counts, and a message to the assistant has no recipient.
+        channels = _CHANNEL.findall(header)
+        to = recipient.group(1) if recipient and recipient.group(1) != "assistant" else None
         message = _read_body(text, header_start, following.end(),
-                             channel.group(1) if channel else None,
-                             recipient.group(1) if recipient else None)
+                             channels[-1] if channels else None, to)
         messages.append(message)
         pos = message.end
     return _Parsed(prose, messages, last_name)

@@ -156,3 +156,18 @@ def test_the_first_message_may_name_its_recipient_in_the_role_header(text):
 def test_to_in_prose_before_any_header_is_prose():
     assert CODEC.decode("to=functions.x is what it said") == []
     assert CODEC.content("Hello to=x <|channel|>final<|message|>Hi") == "Hello to=x Hi"
+
+
+@pytest.mark.parametrize("text, content, reasoning", [
+    ("<|channel|>commentary to=assistant<|channel|>analysis<|message|>I'm thinking<|end|>"
+     "<|start|>assistant<|channel|>final<|message|>Hello", "Hello", "I'm thinking"),
+    ("<|channel|>analysis<|message|>I'm thinking<|end|><|start|>assistant<|channel|>commentary "
+     "to=assistant<|channel|>final<|message|>Hello", "Hello", "I'm thinking"),
+])
+def test_a_stray_channel_to_the_assistant_before_the_header_loses_nothing(text, content,
+                                                                          reasoning):
+    """gpt-oss may write `<|channel|>commentary to=assistant` before a message's own channel
+    (llama.cpp's gpt-oss parser tests). Before: the final answer or the reasoning vanished,
+    read as a message to a recipient named assistant."""
+    assert CODEC.content(text) == content and CODEC.reasoning(text) == reasoning
+    assert CODEC.decode(text) == []
