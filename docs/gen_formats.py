@@ -23,8 +23,8 @@ Beside its chat template's spelling, a generated output may hold the spellings r
 write (or engines show their parsers), each listed below with where it was seen. A case
 names those it holds in `FormatCase.spellings` (and a saved finding in `spellings`), as a
 stream names its real-server quirks; `model_outputs(NAME, spellings=...)` selects them
-(`frozenset()`: the template's own only). The reference codec reads each back to the calls
-written.
+(None: those drawn by default; `frozenset()`: the template's own only). The reference codec
+reads each back to the calls written.
 
 ```python
 from mcs_reference import ExtractedCall, format_codec
@@ -45,7 +45,10 @@ def spellings(codec) -> list[str]:
     lines = []
     for spelling in spellings_of(codec.name):
         calls = EXAMPLE if spelling.ids else [ExtractedCall("get_weather", EXAMPLE[0].arguments)]
-        lines += [f"`{spelling.name}`: {spelling.description}. Source: {spelling.source}.",
+        asked = "" if spelling.by_default else (
+            " Drawn only when named: the reference parser still streams what comes before "
+            "the template's opening token as prose.")
+        lines += [f"`{spelling.name}`: {spelling.description}. Source: {spelling.source}.{asked}",
                   "", "~~~text", spelled(codec, calls, [spelling]), "~~~", ""]
     return ["### Spellings drawn", "", *lines] if lines else []
 

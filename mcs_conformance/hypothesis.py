@@ -21,7 +21,7 @@ own generators do.
 `model_outputs(format)` draws what an inference engine's tool parser reads: a model's raw
 output in a format of the catalogue (docs/formats.md), with its truth and its token deltas,
 in the chat template's spelling or the spellings real models write (`spellings=`: None for
-any, a set of names for only those, `frozenset()` for the template's own):
+those drawn by default, a set of names for only those, `frozenset()` for the template's own):
 
     from mcs_conformance.hypothesis import model_outputs
 

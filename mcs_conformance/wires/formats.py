@@ -181,7 +181,7 @@ def format_cases(draw: Callable, codec: Any, *, min_calls: int = 0, max_calls: i
     """Model outputs of `codec`'s format: 0..n calls (names distinct, arguments with
     unicode, nesting, escapes and `{}`) in plain prose, as streamed token deltas, each in
     the template's spelling or in some of the spellings real models write (`spellings`:
-    None for any of the format's, a set of names for only those, `frozenset()` for the
+    None for those drawn by default, a set of names for only those, `frozenset()` for the
     template's own; `FormatCase.spellings` names those a case holds)."""
     own = allowed_spellings(codec.name, spellings)
     count = draw(st.integers(min_calls, max_calls))

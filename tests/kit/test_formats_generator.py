@@ -110,3 +110,16 @@ def test_every_spelling_names_its_source():
     for spelling in SPELLINGS.values():
         assert spelling.source and spelling.description, spelling.name
     assert [s.name for s in spellings_of("mistral-v11")] == ["call-id", "args-token-dropped"]
+
+
+@pytest.mark.parametrize("name", ["qwen3-coder", "kimi-k2", "harmony"])
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_a_spelling_not_drawn_by_default_comes_only_when_named(name, data):
+    """Their first call opens without the template's opening token, which the reference
+    parser still streams up to as prose (mcs_conformance/engines/reference.py)."""
+    codec = format_codec(name)
+    asked = {s.name for s in spellings_of(codec.name) if not s.by_default}
+    assert asked == {"qwen3-coder": {"no-opening-tag"}, "kimi-k2": {"no-end-markers"},
+                     "harmony": {"recipient-in-role"}}[name]
+    assert not data.draw(format_cases(codec)).spellings & asked
