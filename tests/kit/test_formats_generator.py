@@ -9,8 +9,9 @@ from hypothesis import find, given, settings, strategies as st
 from hypothesis.errors import InvalidArgument
 
 from mcs_reference import ExtractedCall, format_codec, format_names
-from mcs_conformance.wires import (format_cases, malformed_cases, prose_cases, SPELLINGS,
-                                   spellings_of, token_deltas, tokenize, tools_for)
+from mcs_conformance.wires import (format_cases, malformed_cases, MUTATIONS, mutated_outputs,
+                                   prose_cases, SPELLINGS, spellings_of, token_deltas, tokenize,
+                                   tools_for)
 from mcs_conformance.wires._spellings import spelled
 
 FORMATS = format_names()
@@ -123,3 +124,25 @@ def test_a_spelling_not_drawn_by_default_comes_only_when_named(name, data):
     assert asked == {"qwen3-coder": {"no-opening-tag"}, "kimi-k2": {"no-end-markers"},
                      "harmony": {"recipient-in-role"}}[name]
     assert not data.draw(format_cases(codec)).spellings & asked
+
+
+# -- model outputs mutated -----------------------------------------------------------------
+@pytest.mark.parametrize("kind", sorted(MUTATIONS))
+def test_each_mutation_kind_is_applied_and_named(kind):
+    codec = format_codec("kimi-k2")
+    output = find(mutated_outputs(codec, kinds={kind}), lambda o: kind in o.mutations,
+                  settings=settings(database=None, max_examples=200, derandomize=True))
+    assert set(output.mutations) == {kind} and output.text != output.origin.text
+    assert output.format == "kimi-k2"
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_an_output_without_mutations_is_the_output_as_drawn(data):
+    output = data.draw(mutated_outputs(format_codec("hermes"), max_mutations=0))
+    assert output.mutations == () and output.text == output.origin.text
+
+
+def test_an_unknown_mutation_kind_is_refused_naming_the_known_ones():
+    with pytest.raises(InvalidArgument, match="cut-short"):
+        find(mutated_outputs(format_codec("hermes"), kinds={"typo"}), bool)
