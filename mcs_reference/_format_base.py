@@ -420,9 +420,13 @@ class FormatCodec:
         never raises)."""
         if not isinstance(text, str):
             return []
-        return [found if found.call is None
-                else found._replace(call=vetted(self, found.call, text[found.start:found.end]))
-                for found in self._scan(text)]
+        found = list(self._scan(text))
+        for index, item in enumerate(found):
+            if item.call is not None and item.call.error is None \
+                    and not self.allows_name(item.call.name):
+                found[index] = item._replace(call=vetted(self, item.call,
+                                                         text[item.start:item.end]))
+        return found
 
     def decode(self, text: str) -> list[ExtractedCall]:
         """Every call written in `text`, in order (unreadable ones as error calls)."""
