@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 from mcs_reference import ExtractedCall, format_codec, format_names
+from mcs_conformance.wires import spellings_of
+from mcs_conformance.wires._spellings import spelled
 
 HEAD = """# The catalogue of model-output formats
 
@@ -17,6 +19,13 @@ output holds prose only where the format's chat template lets the model write it
 a special token inside an argument (the model would write the special token, which ends the
 call).
 
+Beside its chat template's spelling, a generated output may hold the spellings real models
+write (or engines show their parsers), each listed below with where it was seen. A case
+names those it holds in `FormatCase.spellings` (and a saved finding in `spellings`), as a
+stream names its real-server quirks; `model_outputs(NAME, spellings=...)` selects them
+(None: those drawn by default; `frozenset()`: the template's own only). The reference codec
+reads each back to the calls written.
+
 ```python
 from mcs_reference import ExtractedCall, format_codec
 
@@ -26,6 +35,22 @@ assert codec.decode(text) == [ExtractedCall("get_weather", {"city": "Paris"})]
 assert codec.content(text) == "Let me check."
 ```
 """
+
+
+EXAMPLE = [ExtractedCall("get_weather", {"city": "Paris", "days": 2}, "a1B2c3D4e")]
+
+
+def spellings(codec) -> list[str]:
+    """The format's spellings: name, what, source, and the example call so spelled."""
+    lines = []
+    for spelling in spellings_of(codec.name):
+        calls = EXAMPLE if spelling.ids else [ExtractedCall("get_weather", EXAMPLE[0].arguments)]
+        asked = "" if spelling.by_default else (
+            " Drawn only when named: the reference parser still streams what comes before "
+            "the template's opening token as prose.")
+        lines += [f"`{spelling.name}`: {spelling.description}. Source: {spelling.source}.{asked}",
+                  "", "~~~text", spelled(codec, calls, [spelling]), "~~~", ""]
+    return ["### Spellings drawn", "", *lines] if lines else []
 
 
 def section(name: str) -> str:
@@ -40,7 +65,7 @@ def section(name: str) -> str:
         f"- Source: {codec.source}.",
         f"- Special tokens: {tokens}.",
         f"- Prose drawn: {', '.join(where) or 'none'} the calls.",
-        "", "```text", example, "```", ""])
+        "", "```text", example, "```", "", *spellings(codec)])
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ raises `hypothesis.errors.InvalidArgument` when the generator is drawn from, as 
 own generators do.
 
 `model_outputs(format)` draws what an inference engine's tool parser reads: a model's raw
-output in a format of the catalogue (docs/formats.md), with its truth and its token deltas:
+output in a format of the catalogue (docs/formats.md), with its truth and its token deltas,
+in the chat template's spelling or the spellings real models write (`spellings=`: None for
+those drawn by default, a set of names for only those, `frozenset()` for the template's own):
 
     from mcs_conformance.hypothesis import model_outputs
 
@@ -29,7 +31,7 @@ output in a format of the catalogue (docs/formats.md), with its truth and its to
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -83,13 +85,14 @@ def native_messages(wire: str | Wire, /, **options: Any) -> st.SearchStrategy[An
     return _from_wire(wire, options, lambda w: w.messages)
 
 
-def model_outputs(format: str, /, *, min_calls: int = 0,
-                  max_calls: int = 3) -> st.SearchStrategy[FormatCase]:
+def model_outputs(format: str, /, *, min_calls: int = 0, max_calls: int = 3,
+                  spellings: Iterable[str] | None = None) -> st.SearchStrategy[FormatCase]:
     """Raw model outputs in the catalogue format `format` (`hermes`, `qwen3-coder`, ...), each
     a `FormatCase`: the text, its calls and content (the truth), the tools the request
-    declared, and the text as token deltas, special tokens whole."""
+    declared, the text as token deltas (special tokens whole) and the real models'
+    spellings it holds (`spellings` selects them; docs/formats.md lists each)."""
     try:
         codec = format_codec(format)
     except LookupError as exc:
         raise InvalidArgument(str(exc).strip("'\"")) from None
-    return format_cases(codec, min_calls=min_calls, max_calls=max_calls)
+    return format_cases(codec, min_calls=min_calls, max_calls=max_calls, spellings=spellings)

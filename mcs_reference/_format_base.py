@@ -2,26 +2,28 @@
 
 One place for what every codec needs: the `FormatCodec` skeleton (a codec lists what it
 found in a text as `Found` spans, from which `decode`, `content` and `peek_name` follow),
-reading one JSON value without raising and in time linear in the text, writing arguments
-and results, and the string-or-JSON value rule of the XML-like formats (Qwen3-Coder, GLM-4.5
-write a string argument raw and any other value as JSON, so without a schema the string "1"
+reading one JSON value without raising and in time linear in the text (finite numbers
+only: NaN, Infinity and a number a double cannot hold are no JSON a tool can be given),
+writing arguments and results, and the string-or-JSON value rule of the XML-like formats
+(Qwen3-Coder, GLM-4.5 write a string argument raw and any other value as JSON, so without a schema the string "1"
 and the number 1 look alike: a string is written raw only when it reads back as itself, else
 as a JSON string literal).
 """
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Iterable, NamedTuple
 
-from .calls import ExtractedCall, ToolCallRecord, call_from_json_text
+from .calls import ExtractedCall, ToolCallRecord
 
 __all__ = ["FormatCodec", "Found", "JSON_STRING", "MAX_NAME", "OBJECT_HEAD", "Unreadable",
-           "arguments_value", "decode_at", "decode_key", "decode_value", "dumps", "encode_key",
-           "encode_value", "escape_markers", "from_value", "is_plain", "is_word", "last_name",
-           "name_of", "object_end", "raw_decode", "records_as_json_lines", "result_json_text",
-           "result_object", "result_text", "result_value", "skip_ws", "strip_one_newline",
-           "visible_name", "without_spans", "writes_raw"]
+           "arguments_call", "arguments_value", "decode_at", "decode_key", "decode_value", "dumps",
+           "encode_key", "encode_value", "escape_markers", "from_value", "is_plain", "is_word",
+           "last_name", "loads", "name_allowed", "name_of", "object_end", "raw_decode", "records_as_json_lines",
+           "result_json_text", "result_object", "result_text", "result_value", "skip_ws", "strip_one_newline",
+           "vetted", "visible_name", "without_spans", "writes_raw"]
 
 MAX_NAME = 256  # a call name (or id) longer than this is prose, not a call head
 _WS = " \t\r\n"
@@ -33,7 +35,22 @@ _TOKENS = re.compile(JSON_STRING + r"|[{}]", re.S)
 # A JSON object can only start where `{"key":` stands.
 OBJECT_HEAD = re.compile(r'\{\s*"(?:[^"\\\n]|\\.){0,200}"\s*:')
 _NAME_VALUE = re.compile(r'"name"\s*:\s*("(?:[^"\\\n]|\\.){0,256}")')
-_DECODER = json.JSONDecoder()
+
+
+def _reject_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise ValueError(f"the number {text[:40]} overflows a double")
+    return value
+
+
+# Python's decoder reads NaN, Infinity and -Infinity, and 1e400 as inf: none is JSON a tool
+# can be given (json.dumps writes them back as the non-JSON words), so they raise here.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 _WINDOW = 1 << 12  # decode first within this many characters (see `raw_decode`)
 _MARGIN = 16  # a literal or escape cut by the window fails this close to its end
 
@@ -63,7 +80,8 @@ def raw_decode(text: str, pos: int) -> tuple[Any, int]:
     The decoder's error counts the lines before the error from the start of the text, which
     makes scanning many broken objects quadratic; a window around `pos` keeps it local. An
     error near the window's end, or in a string cut by it, is retried on the whole text.
-    Raises `Unreadable` for a syntax error, RecursionError / ValueError for hostile input.
+    Raises `Unreadable` for a syntax error, RecursionError / ValueError for hostile input
+    (nesting too deep, a number too long or not finite).
     """
     stop = pos + _WINDOW
     whole = stop >= len(text)
@@ -109,6 +127,28 @@ def decode_at(text: str, pos: int) -> tuple[Any, int, str | None]:
     return value, end, None
 
 
+def loads(text: str) -> Any:
+    """`json.loads` that refuses what is no JSON a tool can be given (see `_DECODER`):
+    ValueError for NaN, Infinity and numbers a double cannot hold."""
+    return _DECODER.decode(text)
+
+
+def arguments_call(name: str, text: str, id: str | None = None) -> ExtractedCall:
+    """A call from an arguments JSON text: `{}` for blank text, an error call keeping the
+    text when it is no JSON object (or holds a number that is not finite)."""
+    if text == "" or text.isspace():
+        return ExtractedCall(name, {}, id)
+    try:
+        value = loads(text)
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        return ExtractedCall(name, {}, id, f"arguments are not valid JSON: {reason}", text)
+    if not isinstance(value, dict):
+        kind = "null" if value is None else type(value).__name__
+        return ExtractedCall(name, {}, id, f"arguments must be a JSON object, got {kind}", text)
+    return ExtractedCall(name, value, id)
+
+
 def name_of(literal: str) -> str:
     """The value of a JSON string literal, "" when it is none (a name is never missing)."""
     try:
@@ -129,19 +169,15 @@ def from_value(name: str, value: Any, id: str | None, raw: str) -> ExtractedCall
     if isinstance(value, dict):
         return ExtractedCall(name, value, id)
     if isinstance(value, str):  # double-encoded arguments, as some fine-tunes write them
-        return call_from_json_text(name, value, id)
+        return arguments_call(name, value, id)
     kind = "null" if value is None else type(value).__name__
     return ExtractedCall(name, {}, id, f"arguments must be a JSON object, got {kind}", raw)
 
 
 # -- values --------------------------------------------------------------------------------
-def _reject_constant(word: str) -> Any:
-    raise ValueError(f"{word} is not JSON")
-
-
 def _is_json(text: str) -> bool:
     try:
-        json.loads(text, parse_constant=_reject_constant)
+        loads(text)
     except (ValueError, RecursionError):
         return False
     return True
@@ -167,11 +203,12 @@ def escape_markers(json_text: str, markers: Iterable[str]) -> str:
 
 
 def decode_value(text: str, python_words: bool = False) -> Any:
-    """A parameter value: its JSON value when it is JSON (NaN and Infinity are not), the
-    Python words True/False/None when `python_words` (a template printing values with
-    Jinja's `string` filter writes them so), else the raw string."""
+    """A parameter value: its JSON value when it is JSON (NaN, Infinity and numbers a
+    double cannot hold are not: `1e400` is the string "1e400"), the Python words
+    True/False/None when `python_words` (a template printing values with Jinja's `string`
+    filter writes them so), else the raw string."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return loads(text)
     except (ValueError, RecursionError):
         pass
     if python_words and text in _PYTHON_WORDS:
@@ -284,6 +321,23 @@ def is_word(text: str, forbidden: str = "") -> bool:
     return 0 < len(text) <= MAX_NAME and not any(c.isspace() or c in forbidden for c in text)
 
 
+def name_allowed(name: Any, forbidden: str = "", special_tokens: Iterable[str] = ()) -> bool:
+    """Can a call bear `name` in a format: one word (`is_word`), no control or invisible
+    character, none of the format's special tokens inside (the model writing one would end
+    the call)?"""
+    return (isinstance(name, str) and is_word(name, forbidden) and name.isprintable()
+            and not any(token in name for token in special_tokens))
+
+
+def vetted(codec: Any, call: ExtractedCall, raw: str) -> ExtractedCall:
+    """`call`, or an error call keeping `raw` (the call's text) when its name is none the
+    codec's format allows (`codec.allows_name`): a wrong name is never a readable call."""
+    if call.error is not None or codec.allows_name(call.name):
+        return call
+    return ExtractedCall(call.name, {}, call.id, f"tool call name {call.name[:80]!r} is not one "
+                         f"the {codec.name} format allows", raw)
+
+
 def is_plain(call: ExtractedCall) -> bool:
     """A readable function call with JSON-object arguments (what every format can carry at
     best; an error call keeps raw text that no format reads back to the same error)."""
@@ -292,7 +346,7 @@ def is_plain(call: ExtractedCall) -> bool:
     if not isinstance(call.arguments, dict):
         return False
     try:
-        return json.loads(json.dumps(call.arguments)) == call.arguments
+        return json.loads(json.dumps(call.arguments, allow_nan=False)) == call.arguments
     except (TypeError, ValueError, RecursionError):
         return False
 
@@ -346,20 +400,33 @@ class FormatCodec:
     # formats keep it (it is the model's prose); the tag formats drop it with the markers.
     _keeps_blank_between = False
 
+    def allows_name(self, name: str) -> bool:
+        """Can a call of this format bear `name` (see `name_allowed`; `_name_forbidden`
+        lists what else the format cannot hold in a name)? `decode` makes a call with any
+        other name an error call."""
+        return name_allowed(name, self._name_forbidden, self.special_tokens)
+
     def can_carry(self, call: ExtractedCall) -> bool:
         """Can the model write `call` in this format as its template does (a readable call
-        whose name is one word)? The kit draws only such calls."""
+        whose name the format allows)? The kit draws only such calls."""
         return (call.error is None and isinstance(call.arguments, dict)
-                and is_word(call.name, self._name_forbidden))
+                and self.allows_name(call.name))
 
     def _scan(self, text: str) -> Iterable[Found]:
         raise NotImplementedError
 
     def _found(self, text: Any) -> list[Found]:
-        """Everything `_scan` finds; nothing for a non-string (decode never raises)."""
+        """Everything `_scan` finds, each call `vetted`; nothing for a non-string (decode
+        never raises)."""
         if not isinstance(text, str):
             return []
-        return list(self._scan(text))
+        found = list(self._scan(text))
+        for index, item in enumerate(found):
+            if item.call is not None and item.call.error is None \
+                    and not self.allows_name(item.call.name):
+                found[index] = item._replace(call=vetted(self, item.call,
+                                                         text[item.start:item.end]))
+        return found
 
     def decode(self, text: str) -> list[ExtractedCall]:
         """Every call written in `text`, in order (unreadable ones as error calls)."""

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, Iterable, NamedTuple
 
-from ._format_base import FormatCodec, decode_at, is_plain, result_value
+from ._format_base import FormatCodec, decode_at, is_plain, result_value, vetted
 from .calls import ExtractedCall, ToolCallRecord
 
 __all__ = ["HarmonyCodec"]
@@ -21,9 +21,11 @@ _TOKEN = re.compile(r"<\|(start|end|message|channel|constrain|call|return)\|>")
 _BODY_END = re.compile(r"<\|(?:end|call|return|start)\|>")
 _CLOSERS = ("<|end|>", "<|call|>", "<|return|>")
 _CHANNEL = re.compile(r"<\|channel\|>\s*([^\s<]+)")
+# The first message's role header is the generation prompt `<|start|>assistant`, so an output
+# whose first message has its recipient in the role header starts ` to=functions.NAME`.
+_ROLE_RECIPIENT = re.compile(r"[ \t]*to=[^\s<]+\s*(?=<\|(?:channel|constrain|message)\|>)")
 _RECIPIENT = re.compile(r"to=([^\s<]+)")
 _FUNCTIONS = "functions."
-_NAME = re.compile(r"[^\s<]+")
 _WS = " \t\r\n"
 
 
@@ -49,7 +51,8 @@ class HarmonyCodec(FormatCodec):
     <|constrain|>json<|message|>{ARGS}<|call|>`, later messages after `<|start|>assistant`.
 
     A call is a message (on commentary, or analysis) whose recipient is `functions.NAME`,
-    in the channel header or the role header. Its body is decoded as JSON from
+    in the channel header or the role header (for the first message, whose
+    `<|start|>assistant` is the prompt's, the output then starts ` to=functions.NAME`). Its body is decoded as JSON from
     `<|message|>` on (so markers inside argument strings are no end), then `<|call|>` (or
     `<|end|>`, or the end of the text) must follow; otherwise it is an error call keeping
     the body. Messages to other recipients (built-in tools: `browser.*`, `python`) are not
@@ -79,13 +82,19 @@ class HarmonyCodec(FormatCodec):
     source = ("OpenAI harmony response format guide (cookbook.openai.com/articles/"
               "openai-harmony) and the openai-harmony package")
 
+    _name_forbidden = "<"  # the header ends the recipient at whitespace or a token
+
     def can_carry(self, call: ExtractedCall) -> bool:
         """A name without whitespace or `<` (the header ends it there); no id."""
-        return is_plain(call) and call.id is None and _NAME.fullmatch(call.name) is not None
+        return is_plain(call) and call.id is None and self.allows_name(call.name)
 
     def decode(self, text: str) -> list[ExtractedCall]:
-        """The calls written in `text`, in order."""
-        return [m.call for m in _parse(text).messages if m.call is not None]
+        """The calls written in `text`, in order (a name the format cannot bear makes an
+        error call)."""
+        if not isinstance(text, str):
+            return []
+        return [vetted(self, m.call, text[m.start:m.end]) for m in _parse(text).messages
+                if m.call is not None]
 
     def content(self, text: str) -> str:
         """What a client shows: final, preambles, channel-less messages and loose text."""
@@ -141,16 +150,17 @@ def _parse(text: str) -> _Parsed:
     pos = 0
     while pos < n:
         token = _TOKEN.search(text, pos)
-        if token is None or token.start() > pos:  # loose text up to the next token
+        role_header = pos == 0 and _ROLE_RECIPIENT.match(text) is not None
+        if not role_header and (token is None or token.start() > pos):  # loose text
             stop = n if token is None else token.start()
             prose.append((pos, text[pos:stop]))
             pos = stop
             continue
-        if token.group(1) not in ("start", "channel", "constrain"):  # a stray closer
-            pos = token.end()
+        if not role_header and token.group(1) not in ("start", "channel", "constrain"):
+            pos = token.end()  # a stray closer
             continue
         header_start = pos
-        cursor = token.end()
+        cursor = pos if role_header else token.end()
         while True:  # the header runs to <|message|>
             following = _TOKEN.search(text, cursor)
             if following is None or following.group(1) not in ("channel", "constrain"):
@@ -168,10 +178,12 @@ def _parse(text: str) -> _Parsed:
         if following.group(1) != "message":  # a header with no body: skip it
             pos = following.start() if following.group(1) == "start" else following.end()
             continue
-        channel = _CHANNEL.search(header)
+        # A header may hold a stray `<|channel|>commentary to=assistant` before its own
+        # channel: the last channel counts, and a message to the assistant has no recipient.
+        channels = _CHANNEL.findall(header)
+        to = recipient.group(1) if recipient and recipient.group(1) != "assistant" else None
         message = _read_body(text, header_start, following.end(),
-                             channel.group(1) if channel else None,
-                             recipient.group(1) if recipient else None)
+                             channels[-1] if channels else None, to)
         messages.append(message)
         pos = message.end
     return _Parsed(prose, messages, last_name)

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
 import re
 import unicodedata
 from typing import Any, Iterable
 
 from ._format_base import (OBJECT_HEAD, Found, FormatCodec, arguments_value, decode_at, dumps,
-                           from_value, is_plain, last_name, name_of, records_as_json_lines,
-                           result_json_text, result_value, visible_name, without_spans)
+                           from_value, is_plain, last_name, name_of, raw_decode,
+                           records_as_json_lines, result_json_text, result_value, skip_ws,
+                           vetted, visible_name, without_spans)
 from .calls import ExtractedCall, ToolCallRecord
 
 __all__ = ["Llama3JsonCodec", "MistralCodec", "MistralV11Codec", "PythonicCodec"]
@@ -52,8 +54,9 @@ class MistralCodec(FormatCodec):
               "Mistral-7B-Instruct-v0.3 chat template")
 
     def can_carry(self, call: ExtractedCall) -> bool:
-        """Any name, any JSON-object arguments, any non-empty string id."""
-        return is_plain(call) and (call.id is None or (isinstance(call.id, str) and call.id != ""))
+        """A name the format allows, any JSON-object arguments, any non-empty string id."""
+        return is_plain(call) and self.allows_name(call.name) and (
+            call.id is None or (isinstance(call.id, str) and call.id != ""))
 
     def _scan(self, text: str) -> list[Found]:
         found: list[Found] = []
@@ -75,9 +78,10 @@ class MistralCodec(FormatCodec):
                 call = ExtractedCall(name, {}, None, f"tool calls are {why}", raw)
                 found.append(Found(mark, end, call, bool(name)))
             else:
-                items = value if isinstance(value, list) else [value]
-                for item in items:
-                    found.append(Found(mark, end, _mistral_call(item), True))
+                items = _items(text, i, end, value)
+                for item, raw in items:
+                    found.append(Found(mark, end, vetted(self, _mistral_call(item, raw), raw),
+                                       True))
                 if not items:
                     call = ExtractedCall("", {}, None, "empty tool call list", text[i:end])
                     found.append(Found(mark, end, call, False))
@@ -110,9 +114,22 @@ class MistralCodec(FormatCodec):
         return "".join(blocks)
 
 
-def _mistral_call(item: Any) -> ExtractedCall:
+def _items(text: str, start: int, end: int, value: Any) -> list[tuple[Any, str]]:
+    """The array (or single object) decoded at text[start:end] as (item, its text) pairs:
+    an error call keeps what the model wrote, not a re-serialisation."""
+    if not isinstance(value, list):
+        return [(value, text[start:end])]
+    pairs, i = [], start + 1
+    for item in value:  # the array decoded whole, so each item decodes again where it stands
+        i = skip_ws(text, i, len(text))
+        _, end = raw_decode(text, i)
+        pairs.append((item, text[i:end]))
+        i = skip_ws(text, end, len(text)) + 1  # past the comma
+    return pairs
+
+
+def _mistral_call(item: Any, raw: str) -> ExtractedCall:
     """One array element: an object with a string `name` and object `arguments`."""
-    raw = dumps(item)
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         return ExtractedCall("", {}, None, 'tool call has no "name" string', raw)
     found = item.get("id")
@@ -152,9 +169,11 @@ class MistralV11Codec(FormatCodec):
     source = ("mistral-common InstructTokenizerV11 / V13 (tokens/tokenizers/instruct.py, "
               "tools.py: [TOOL_CALLS]name[CALL_ID]id[ARGS]{...})")
 
+    _name_forbidden = "[]{}"  # a bracket or brace ends the name in the text
+
     def can_carry(self, call: ExtractedCall) -> bool:
         """A name (and id) without whitespace, brackets or braces: they end it in the text."""
-        return (is_plain(call) and _V11_NAME.fullmatch(call.name) is not None
+        return (is_plain(call) and self.allows_name(call.name)
                 and (call.id is None or _V11_NAME.fullmatch(call.id) is not None))
 
     def _scan(self, text: str) -> list[Found]:
@@ -251,8 +270,8 @@ class Llama3JsonCodec(FormatCodec):
         return f"Llama3JsonCodec(python_tag={self.python_tag})"
 
     def can_carry(self, call: ExtractedCall) -> bool:
-        """Any name and JSON-object arguments; no id (the format has none)."""
-        return is_plain(call) and call.id is None
+        """A name the format allows and JSON-object arguments; no id (the format has none)."""
+        return is_plain(call) and call.id is None and self.allows_name(call.name)
 
     def _scan(self, text: str) -> list[Found]:
         found: list[Found] = []
@@ -372,10 +391,13 @@ class PythonicCodec(FormatCodec):
     def __repr__(self) -> str:
         return f"PythonicCodec(python_start={self.python_start})"
 
+    def allows_name(self, name: str) -> bool:
+        """A dotted identifier (no keywords, NFKC-stable), MAX_NAME long at most."""
+        return super().allows_name(name) and all(_identifier(part) for part in name.split("."))
+
     def can_carry(self, call: ExtractedCall) -> bool:
-        """A dotted identifier name, identifier keys (no keywords, NFKC-stable), no id."""
-        return (is_plain(call) and call.id is None
-                and all(_identifier(part) for part in call.name.split("."))
+        """A name the format allows, identifier keys (no keywords, NFKC-stable), no id."""
+        return (is_plain(call) and call.id is None and self.allows_name(call.name)
                 and all(_identifier(key) for key in call.arguments))
 
     def _scan(self, text: str) -> list[Found]:
@@ -508,7 +530,8 @@ def _python_call(node: ast.AST, span: str) -> ExtractedCall:
 
 
 def _json_like(value: Any) -> bool:
-    """A value JSON can hold: str, int, float, bool, None, lists and str-keyed dicts."""
+    """A value JSON can hold: str, int, finite float, bool, None, lists and str-keyed dicts
+    (`1e400` is a Python literal for inf, which no JSON holds)."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -518,6 +541,8 @@ def _json_like(value: Any) -> bool:
             if not all(isinstance(key, str) for key in item):
                 return False
             stack.extend(item.values())
+        elif isinstance(item, float) and not math.isfinite(item):
+            return False
         elif not (item is None or isinstance(item, (str, int, float, bool))):
             return False
     return True

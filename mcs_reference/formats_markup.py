@@ -61,7 +61,9 @@ class Qwen3CoderCodec(FormatCodec):
     raw only when it reads back unchanged, else as a JSON string literal; an argument name
     holding `>`, a quote first or a tag is written as a JSON string literal too (an
     extension: the template cannot write such names at all). A `<tool_call>` not followed
-    by `<function=` is prose. A block cut short, or holding text that is no parameter, is an
+    by `<function=` is prose. The first call may come without its opening `<tool_call>`
+    (`<function=...>...</function>\n</tool_call>`, as some models write it: llama.cpp's
+    Qwen3-Coder parser tests); the closing tag, a special token, still marks it a call. A block cut short, or holding text that is no parameter, is an
     error call whose `raw_arguments` is the text between the function line and
     `</function>`.
     """
@@ -89,6 +91,11 @@ class Qwen3CoderCodec(FormatCodec):
             and writes_raw(value, _QWEN_MARKERS, True) for key, value in call.arguments.items())
 
     def _scan(self, text: str) -> Iterator[Found]:
+        headless = _headless_block(text)
+        if headless is not None:
+            head, close = headless
+            call, named = _qwen_call(text, head + len(_FUNCTION), close, True)
+            yield Found(head, _span_end(close, True), call, named)
         for mark, body, stop, closed in _blocks(text):
             head = skip_ws(text, body, stop)
             if not text.startswith(_FUNCTION, head, stop):
@@ -116,6 +123,18 @@ class Qwen3CoderCodec(FormatCodec):
         """One `<tool_response>` block per result, as the template writes a tool turn."""
         return "\n".join(f"<tool_response>\n{result_text(record)}\n</tool_response>"
                          for record in records)
+
+
+def _headless_block(text: str) -> tuple[int, int] | None:
+    """(where `<function=` starts, where `</tool_call>` stands) for a first call written
+    without its opening `<tool_call>`: a closing tag before any opening one, a function
+    before it. Only the first call may lose it (the others follow `</tool_call>\n`)."""
+    close = text.find(_CLOSE)
+    opening = text.find(_OPEN)
+    if close == -1 or (opening != -1 and opening < close):
+        return None
+    head = text.find(_FUNCTION, 0, close)
+    return None if head == -1 else (head, close)
 
 
 def _qwen_call(text: str, start: int, stop: int, closed: bool) -> tuple[ExtractedCall, bool]:

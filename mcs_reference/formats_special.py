@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from ._format_base import Found, FormatCodec, dumps, escape_markers, is_word, result_text
-from .calls import ExtractedCall, ToolCallRecord, call_from_json_text
+from ._format_base import (Found, FormatCodec, arguments_call, dumps, escape_markers, is_word,
+                           result_text)
+from .calls import ExtractedCall, ToolCallRecord
 
 __all__ = ["DeepSeekV31Codec", "DeepSeekV3Codec", "KimiK2Codec"]
 
@@ -101,7 +102,7 @@ class _SectionCodec(FormatCodec):
 def _arguments_call(name: str, text: str, closed: bool, id: str | None = None) -> ExtractedCall:
     """The call from its arguments JSON text (an error call when it is not an object)."""
     text = text.strip()
-    call = call_from_json_text(name, text, id)
+    call = arguments_call(name, text, id)
     if call.error is not None and not closed:
         return ExtractedCall(name, {}, id, "tool call is unterminated: " + call.error, text)
     return call

@@ -9,13 +9,15 @@ and text that only looks like JSON or tags yields no call at all.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from typing import Any, Iterable
 
-from ._format_base import (JSON_STRING, OBJECT_HEAD, Unreadable, arguments_value, object_end,
-                           raw_decode, result_object, without_spans)
-from .calls import ExtractedCall, ToolCallRecord, call_from_json_text
+from ._format_base import (JSON_STRING, OBJECT_HEAD, Unreadable, arguments_call, arguments_value,
+                           is_plain, name_allowed, object_end, raw_decode, result_object, vetted,
+                           without_spans)
+from .calls import ExtractedCall, ToolCallRecord
 from .name_tracker import MORE as _MORE
 from .name_tracker import NameTracker
 
@@ -39,7 +41,7 @@ def _call_from_value(name: str, value: Any, id: str | None) -> ExtractedCall:
     if isinstance(value, dict):
         return ExtractedCall(name, value, id)
     if isinstance(value, str):  # Granite 4 and some fine-tunes double-encode the arguments
-        return call_from_json_text(name, value, id)
+        return arguments_call(name, value, id)
     try:
         raw = _dumps(value)
     except (TypeError, ValueError, RecursionError):
@@ -143,9 +145,19 @@ class _Codec:
 
     name = ""
     opening_markers: tuple[str, ...] = ()
+    special_tokens: tuple[str, ...] = ()
     _definite = False  # does every opening start a call (True), or may it be prose JSON?
     _quotes = '"'
     _outside: re.Pattern
+
+    def allows_name(self, name: str) -> bool:
+        """Can a call bear `name` here (one word, none of the special tokens: see
+        `name_allowed`)? `decode` makes a call with any other name an error call."""
+        return name_allowed(name, "", self.special_tokens)
+
+    def can_carry(self, call: ExtractedCall) -> bool:
+        """A readable call with JSON-object arguments and a name the format allows."""
+        return is_plain(call) and self.allows_name(call.name)
 
     def tracker(self) -> NameTracker:
         """A fresh incremental reader of the forming call's name (see `NameTracker`)."""
@@ -231,8 +243,8 @@ class JsonCodec(_Codec):
                 pos = find("{", end)
                 continue
             if _is_json_call(value):
-                calls.append((pos, end, _call_from_value(value["tool"], value["arguments"],
-                                                         _id_of(value))))
+                call = _call_from_value(value["tool"], value["arguments"], _id_of(value))
+                calls.append((pos, end, vetted(self, call, text[pos:end])))
                 pos = find("{", end)
             elif find('"tool"', pos, end) == -1:  # prose JSON with no call inside
                 pos = find("{", end)
@@ -351,9 +363,10 @@ class HermesCodec(_Codec):
                 value, end = raw_decode(text, body)
             except (Unreadable, ValueError, RecursionError):
                 end = _body_end(text, body)
-                calls.append((pos, end, _python_call(text[body:end].strip())))
+                call = _python_call(text[body:end].strip())
             else:
-                calls.append((pos, end, _hermes_call(value, text[body:end])))
+                call = _hermes_call(value, text[body:end])
+            calls.append((pos, end, vetted(self, call, text[body:end].strip())))
             pos = text.find(_OPEN, end)
         return calls
 
@@ -427,11 +440,14 @@ def _python_call(raw: str) -> ExtractedCall:
     """A body that is not JSON: a Python dict literal (Hermes-2-Pro), else an error call."""
     try:
         value = ast.literal_eval(raw) if raw.startswith("{") and raw.endswith("}") else None
-        value = json.loads(json.dumps(value)) if isinstance(value, dict) else None
+        # allow_nan=False: a Python float such as 1e400 (inf) is no JSON a tool can be given
+        value = json.loads(json.dumps(value, allow_nan=False)) if isinstance(value, dict) else None
     except _EVAL_ERRORS:
         value = None
     if value is not None:
-        return _hermes_call(value, raw)
+        call = _hermes_call(value, raw)
+        # a string Python decoded (its own escapes, quotes) is not the model's text: keep it
+        return call if call.error is None else dataclasses.replace(call, raw_arguments=raw)
     found = _HERMES_NAME.search(raw)
     name = (_unquote(found.group(2)) or "") if found else ""
     reason = "tool call body is unterminated" if raw.count("{") > raw.count("}") else (

@@ -7,7 +7,8 @@ client is told, the check of its HTTP request), the provider errors they can
 end in, how a wire's chunks are framed as an HTTP body, and the hand-made shapes (text
 rewritten into a message, calls written as text, prose that writes none,
 malformed calls) that the clauses and the client cases build on, and the model outputs
-of the format catalogue, cut into token deltas, that engine tool parsers are fed. Wires are generators, never
+of the format catalogue (in the spellings real models write, or mutated), cut into token
+deltas, that engine tool parsers are fed. Wires are generators, never
 "strategies": extraction strategies are the format experts under test.
 
 May import: `mcs_reference`, `mcs_conformance.base`.
@@ -22,6 +23,7 @@ from mcs_conformance.wires._handmade import (BRACES, plain_prose, quiet_prose, R
                                              WORDS)
 from mcs_conformance.wires._malformed import (bad_call, BAD_TEXTS, cut_by_max_tokens,
                                               malformed_message)
+from mcs_conformance.wires._mutations import MutatedOutput, MUTATIONS, mutated_outputs
 from mcs_conformance.wires._provider_errors import (ERROR_FORMS, error_message, error_objects,
                                                     http_error_body, HTTP_STATUSES)
 from mcs_conformance.wires._profiles import (body_quirk_sets, parse_server, SERVER_PROFILES,
@@ -35,6 +37,7 @@ from mcs_conformance.wires._request_check import request_mismatch
 from mcs_conformance.wires._requests import (case_features, case_request, drawable_quirks,
                                              features_of, PROGRAMMATIC_BETA, Requestable,
                                              shape_options, tool_definition)
+from mcs_conformance.wires._spellings import Spelling, SPELLINGS, spellings_of
 from mcs_conformance.wires._tokens import token_deltas, tokenize
 from mcs_conformance.wires.formats import (FormatCase, format_cases, malformed_cases,
                                            prose_cases, tools_for)
@@ -62,6 +65,10 @@ __all__ = [
     # model outputs in a catalogue format, cut into token deltas (engine tool parsers)
     "FormatCase", "format_cases", "malformed_cases", "prose_cases", "token_deltas", "tokenize",
     "tools_for",
+    # the spellings real models write for a format, beside its template's own
+    "SPELLINGS", "Spelling", "spellings_of",
+    # model outputs mutated (a delimiter deleted, a number overflowing, ...), by kind
+    "MUTATIONS", "MutatedOutput", "mutated_outputs",
     # hand-made shapes
     "BAD_TEXTS", "BRACES", "REWRITABLE", "TAGS", "WORDS", "bad_call", "cut_by_max_tokens",
     "malformed_message", "plain_prose", "quiet_prose", "simple_arguments", "simple_calls",

@@ -9,13 +9,17 @@ Qwen3-Coder's type parameter values by it), the text cut into tokens by the loca
 Only what the model can write is drawn: prose between or after calls where the format's
 chat template lets the model write it, arguments without the format's special tokens inside
 (a model writes those as the special token, which ends the call), calls the codec says it can
-carry (`can_carry`, e.g. identifier keys in pythonic calls).
+carry (`can_carry`, e.g. identifier keys in pythonic calls). Beside the template's own
+spelling, each case may hold the spellings real models write (wires/_spellings.py), named in
+`FormatCase.spellings`.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
+import string
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from hypothesis import assume, strategies as st
 
@@ -23,6 +27,7 @@ from mcs_reference.calls import ExtractedCall
 from mcs_conformance.wires._content import draw_arguments, draw_tool_name
 from mcs_conformance.wires._handmade import plain_prose, quiet_prose
 from mcs_conformance.wires._malformed import BAD_TEXTS
+from mcs_conformance.wires._spellings import allowed_spellings, spelled, Spelling
 from mcs_conformance.wires._tokens import token_deltas, tokenize
 
 __all__ = ["FormatCase", "format_cases", "malformed_cases", "prose_cases", "tools_for"]
@@ -38,14 +43,17 @@ class FormatCase:
     content: str = ""  # the prose, as the user must see it
     tools: list = field(default_factory=list)  # the request's OpenAI tool definitions
     deltas: list = field(default_factory=list)  # lists of token texts, as streamed
+    spellings: frozenset = frozenset()  # the real models' spellings the text holds
 
     def to_dict(self) -> dict:
-        """JSON-ready: what a saved finding keeps (the text, the split, the tools)."""
+        """JSON-ready: what a saved finding keeps (the text, the split, the tools, the
+        spellings it holds)."""
         return {"format": self.format, "text": self.text, "content": self.content,
                 "calls": [{"name": c.name, "arguments": c.arguments,
                            **({"error": c.error, "raw_arguments": c.raw_arguments}
                               if c.error else {})} for c in self.calls],
-                "tools": self.tools, "deltas": self.deltas}
+                "tools": self.tools, "deltas": self.deltas,
+                "spellings": sorted(self.spellings)}
 
 
 def _schema(value: Any) -> dict:
@@ -121,13 +129,26 @@ def _framed(codec: Any, prose: str, calls_follow: bool) -> str | None:
     return None if frame is None else frame(prose, calls_follow)
 
 
-def _written(draw: Callable, codec: Any, calls: list, prose: st.SearchStrategy) -> tuple[str, str]:
+_IDS = st.text(string.ascii_letters + string.digits, min_size=9, max_size=9)
+
+
+def _spellings(draw: Callable, own: tuple[Spelling, ...]) -> tuple[Spelling, ...]:
+    """Some of a format's spellings: one body spelling at most, each other one or not
+    (shrinks toward none: the template's own spelling)."""
+    bodies = [s for s in own if s.body]
+    chosen = [draw(st.sampled_from([None, *bodies]))] if bodies else []
+    chosen += [s for s in own if not s.body and draw(st.booleans())]
+    return tuple(s for s in chosen if s is not None)
+
+
+def _written(draw: Callable, codec: Any, calls: list, prose: st.SearchStrategy,
+             spellings: tuple[Spelling, ...] = ()) -> tuple[str, str]:
     """(text, content): prose before the calls, and between and after them where the
-    format allows it, around the calls as the codec writes them."""
+    format allows it, around the calls as the codec writes them in `spellings`."""
     before = draw(prose) if getattr(codec, "prose_before", True) or not calls else ""
     framed = _framed(codec, before, bool(calls))
     if framed is not None:
-        return framed + codec.encode(calls), before
+        return framed + spelled(codec, calls, spellings), before
     if not calls:
         return before, before
     parts, content = [before, _separator(draw, before)], [before]
@@ -137,9 +158,9 @@ def _written(draw: Callable, codec: Any, calls: list, prose: st.SearchStrategy) 
                 between = draw(prose)
                 parts.append(between)
                 content.append(between)
-            parts.append(codec.encode([call]))
+            parts.append(spelled(codec, [call], spellings))
     else:
-        parts.append(codec.encode(calls))
+        parts.append(spelled(codec, calls, spellings))
     if codec.prose_after:
         after = draw(prose)
         parts += [_separator(draw, after), after]
@@ -147,22 +168,31 @@ def _written(draw: Callable, codec: Any, calls: list, prose: st.SearchStrategy) 
     return "".join(parts), "".join(content)
 
 
-def _case(draw: Callable, codec: Any, text: str, calls: list, content: str) -> FormatCase:
+def _case(draw: Callable, codec: Any, text: str, calls: list, content: str,
+          spellings: Iterable[Spelling] = ()) -> FormatCase:
     deltas = draw(token_deltas(tokenize(text, codec.special_tokens)))
-    return FormatCase(codec.name, text, calls, content, tools_for(calls), deltas)
+    return FormatCase(codec.name, text, calls, content, tools_for(calls), deltas,
+                      frozenset(s.name for s in spellings))
 
 
 @st.composite
-def format_cases(draw: Callable, codec: Any, *, min_calls: int = 0,
-                 max_calls: int = 3) -> FormatCase:
+def format_cases(draw: Callable, codec: Any, *, min_calls: int = 0, max_calls: int = 3,
+                 spellings: Iterable[str] | None = None) -> FormatCase:
     """Model outputs of `codec`'s format: 0..n calls (names distinct, arguments with
-    unicode, nesting, escapes and `{}`) in plain prose, as streamed token deltas."""
+    unicode, nesting, escapes and `{}`) in plain prose, as streamed token deltas, each in
+    the template's spelling or in some of the spellings real models write (`spellings`:
+    None for those drawn by default, a set of names for only those, `frozenset()` for the
+    template's own; `FormatCase.spellings` names those a case holds)."""
+    own = allowed_spellings(codec.name, spellings)
     count = draw(st.integers(min_calls, max_calls))
     calls = _draw_calls(draw, codec, count)
-    text, content = _written(draw, codec, calls, plain_prose)
+    chosen = _spellings(draw, own) if calls else ()
+    if any(s.ids for s in chosen):  # the format writes the ids the calls are drawn with
+        calls = [dataclasses.replace(call, id=draw(_IDS)) for call in calls]
+    text, content = _written(draw, codec, calls, plain_prose, chosen)
     found = codec.decode(text)  # the reference must read what it wrote, or no truth is known
     assume([(c.name, c.arguments) for c in found] == [(c.name, c.arguments) for c in calls])
-    return _case(draw, codec, text, calls, content)
+    return _case(draw, codec, text, calls, content, chosen)
 
 
 @st.composite

@@ -2,14 +2,20 @@
 never cut a special token, their prose stands only where the format lets it."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import find, given, settings, strategies as st
+from hypothesis.errors import InvalidArgument
 
 from mcs_reference import ExtractedCall, format_codec, format_names
-from mcs_conformance.wires import (format_cases, malformed_cases, prose_cases, token_deltas,
-                                   tokenize, tools_for)
+from mcs_conformance.wires import (format_cases, malformed_cases, MUTATIONS, mutated_outputs,
+                                   prose_cases, SPELLINGS, spellings_of, token_deltas, tokenize,
+                                   tools_for)
+from mcs_conformance.wires._spellings import spelled
 
 FORMATS = format_names()
+CODEC_FORMAT = {format_codec(name).name: name for name in FORMATS}
 
 
 @given(st.text(), st.lists(st.sampled_from(["<tool_call>", "[TOOL_CALLS]", "<|call|>"])))
@@ -65,3 +71,78 @@ def test_tools_are_typed_after_the_drawn_arguments():
     assert tool["function"]["parameters"]["properties"] == {
         "n": {"type": "integer"}, "s": {"type": "string"}, "b": {"type": "boolean"},
         "o": {"type": "object"}, "l": {"type": "array"}}
+
+
+# -- the spellings real models write -------------------------------------------------------
+@pytest.mark.parametrize("format, spelling", sorted(SPELLINGS),
+                         ids=[f"{format}:{name}" for format, name in sorted(SPELLINGS)])
+def test_each_spelling_is_drawn_tagged_and_read_back_as_its_truth(format, spelling):
+    codec = format_codec(CODEC_FORMAT[format])
+    case = find(format_cases(codec, min_calls=1, spellings={spelling}),
+                lambda case: spelling in case.spellings,
+                settings=settings(database=None, max_examples=300, derandomize=True))
+    assert [(c.name, c.arguments) for c in codec.decode(case.text)] == \
+        [(c.name, c.arguments) for c in case.calls]
+    assert "".join(codec.content(case.text).split()) == "".join(case.content.split())
+    assert case.to_dict()["spellings"] == [spelling]
+    # a spelling is one: the template's own writing of the same calls (without ids) differs
+    plain = [dataclasses.replace(c, id=None) for c in case.calls]
+    assert spelled(codec, case.calls, [SPELLINGS[format, spelling]]) != codec.encode(plain)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_no_spelling_is_drawn_when_none_is_allowed(name, data):
+    codec = format_codec(name)
+    case = data.draw(format_cases(codec, spellings=frozenset()))
+    assert case.spellings == frozenset()
+    written = [[c] for c in case.calls] if codec.prose_between else [case.calls]
+    assert all(codec.encode(calls) in case.text for calls in written)
+
+
+def test_an_unknown_spelling_is_refused_naming_the_known_ones():
+    with pytest.raises(InvalidArgument, match="no-newlines"):
+        find(format_cases(format_codec("hermes"), spellings={"tekken-no-space"}), bool)
+
+
+def test_every_spelling_names_its_source():
+    assert {spelling.format for spelling in SPELLINGS.values()} <= set(CODEC_FORMAT)
+    for spelling in SPELLINGS.values():
+        assert spelling.source and spelling.description, spelling.name
+    assert [s.name for s in spellings_of("mistral-v11")] == ["call-id", "args-token-dropped"]
+
+
+@pytest.mark.parametrize("name", ["qwen3-coder", "kimi-k2", "harmony"])
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_a_spelling_not_drawn_by_default_comes_only_when_named(name, data):
+    """Their first call opens without the template's opening token, which the reference
+    parser still streams up to as prose (mcs_conformance/engines/reference.py)."""
+    codec = format_codec(name)
+    asked = {s.name for s in spellings_of(codec.name) if not s.by_default}
+    assert asked == {"qwen3-coder": {"no-opening-tag"}, "kimi-k2": {"no-end-markers"},
+                     "harmony": {"recipient-in-role"}}[name]
+    assert not data.draw(format_cases(codec)).spellings & asked
+
+
+# -- model outputs mutated -----------------------------------------------------------------
+@pytest.mark.parametrize("kind", sorted(MUTATIONS))
+def test_each_mutation_kind_is_applied_and_named(kind):
+    codec = format_codec("kimi-k2")
+    output = find(mutated_outputs(codec, kinds={kind}), lambda o: kind in o.mutations,
+                  settings=settings(database=None, max_examples=200, derandomize=True))
+    assert set(output.mutations) == {kind} and output.text != output.origin.text
+    assert output.format == "kimi-k2"
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_an_output_without_mutations_is_the_output_as_drawn(data):
+    output = data.draw(mutated_outputs(format_codec("hermes"), max_mutations=0))
+    assert output.mutations == () and output.text == output.origin.text
+
+
+def test_an_unknown_mutation_kind_is_refused_naming_the_known_ones():
+    with pytest.raises(InvalidArgument, match="cut-short"):
+        find(mutated_outputs(format_codec("hermes"), kinds={"typo"}), bool)

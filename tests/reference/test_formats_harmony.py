@@ -139,3 +139,35 @@ def test_linear_on_hostile_input():
         CODEC.decode(unit * 20000)
         CODEC.content(unit * 20000)
         assert time.perf_counter() - start < 5, unit
+
+
+@pytest.mark.parametrize("text", [
+    ' to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city": "Paris"}',
+    ' to=functions.get_weather<|channel|>analysis<|message|>{"city": "Paris"}<|call|>',
+    'to=functions.get_weather<|message|>{"city": "Paris"}',
+])
+def test_the_first_message_may_name_its_recipient_in_the_role_header(text):
+    """The output starts after the prompt's `<|start|>assistant`: a recipient there opens
+    the text (llama.cpp's gpt-oss parser tests; before, the call was read as prose)."""
+    assert CODEC.decode(text) == [ExtractedCall("get_weather", {"city": "Paris"})]
+    assert CODEC.content(text) == ""
+
+
+def test_to_in_prose_before_any_header_is_prose():
+    assert CODEC.decode("to=functions.x is what it said") == []
+    assert CODEC.content("Hello to=x <|channel|>final<|message|>Hi") == "Hello to=x Hi"
+
+
+@pytest.mark.parametrize("text, content, reasoning", [
+    ("<|channel|>commentary to=assistant<|channel|>analysis<|message|>I'm thinking<|end|>"
+     "<|start|>assistant<|channel|>final<|message|>Hello", "Hello", "I'm thinking"),
+    ("<|channel|>analysis<|message|>I'm thinking<|end|><|start|>assistant<|channel|>commentary "
+     "to=assistant<|channel|>final<|message|>Hello", "Hello", "I'm thinking"),
+])
+def test_a_stray_channel_to_the_assistant_before_the_header_loses_nothing(text, content,
+                                                                          reasoning):
+    """gpt-oss may write `<|channel|>commentary to=assistant` before a message's own channel
+    (llama.cpp's gpt-oss parser tests). Before: the final answer or the reasoning vanished,
+    read as a message to a recipient named assistant."""
+    assert CODEC.content(text) == content and CODEC.reasoning(text) == reasoning
+    assert CODEC.decode(text) == []

@@ -62,7 +62,8 @@ def test_can_carry_says_what_each_format_cannot_write():
     assert not PythonicCodec().can_carry(ExtractedCall("f", {"class": 1}))
     assert PythonicCodec().can_carry(ExtractedCall("ns.f", {"é": [1, {"a b": None}]}))
     assert not MistralV11Codec().can_carry(ExtractedCall("a b", {}))
-    assert MistralCodec().can_carry(ExtractedCall("a b", {"x": 1}, "abcDEF123"))
+    assert MistralCodec().can_carry(ExtractedCall("a-b.c", {"x": 1}, "abcDEF123"))
+    assert not MistralCodec().can_carry(ExtractedCall("a b", {"x": 1}))  # a name is one word
     assert not Llama3JsonCodec().can_carry(ExtractedCall("f", {}, "abcDEF123"))
     assert not MistralCodec().can_carry(ExtractedCall("f", {}, None, "bad", "x"))
 

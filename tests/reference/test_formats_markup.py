@@ -292,3 +292,17 @@ def test_can_carry_refuses_error_calls_and_names_that_are_no_word(codec):
     assert not codec.can_carry(ExtractedCall("two words", {}))
     assert not codec.can_carry(ExtractedCall("a>b", {}))
     assert codec.can_carry(ExtractedCall("get_weather.v2", {}))
+
+
+def test_qwen3_coder_reads_a_first_call_written_without_its_opening_tag():
+    """`<function=...>...</tool_call>` with no `<tool_call>` before it (llama.cpp's
+    Qwen3-Coder tests: "some models skip the opening <tool_call>"). Before: prose."""
+    codec = Qwen3CoderCodec()
+    call = "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+    second = "\n<tool_call>\n<function=g>\n</function>\n</tool_call>"
+    assert codec.decode("Let me call it.\n" + call + second) == [
+        ExtractedCall("f", {"a": 1}), ExtractedCall("g", {})]
+    assert codec.content("Let me call it.\n" + call + second) == "Let me call it.\n"
+    # without the closing special token it stays prose, as does a later opening-less call
+    assert codec.decode("write <function=f> to call") == []
+    assert codec.decode(second + "\n" + call) == [ExtractedCall("g", {})]

@@ -236,8 +236,11 @@ def test_result_messages_with_a_codec_without_encode_results():
 _chars = st.characters(exclude_categories=("Cs",))
 calls_lists = st.lists(st.builds(
     ExtractedCall,
+    # names the formats allow (one word, no control character, no tag): any other is an
+    # error call (tests/reference/test_formats_closure.py)
     st.one_of(st.sampled_from(("get_weather", "search")), st.text(_chars, min_size=1,
-                                                                   max_size=12)),
+                                                                   max_size=12).filter(
+        HermesCodec().allows_name)),
     st.dictionaries(st.text(_chars, max_size=6), st.one_of(
         st.integers(), st.text(_chars, max_size=12),
         st.sampled_from(("</tool_call>", "<tool_call>", "{", "}", "```", '{"tool": "z"}')),

@@ -18,9 +18,10 @@ ids = [codec.name for codec in CODECS]
 TRICKY = ("</tool_call>", "<tool_call>", "{", "}", "```", "```json\n", '"', "\\", "\\n",
           "\\u00e9", '{"tool": "x", "arguments": {}}', "'", "\u2028", "\x00", "😀", "é", "null")
 _chars = st.characters(exclude_categories=("Cs",))
+# Names the formats allow (one word, no control character, no tag): any other is an error call.
 names = st.one_of(
     st.sampled_from(("get_weather", "search", "x", "lookup-user")),
-    st.text(_chars, min_size=1, max_size=24),
+    st.text(_chars, min_size=1, max_size=24).filter(CODECS[1].allows_name),
 )
 leaves = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**60), 2**60),
