@@ -1,8 +1,10 @@
-"""Each Node peer's harness through protocol v1: start, one served case per wire, stop.
+"""Each Node peer's harness: start, one served case per wire, stop.
 
 The case is a recorded stream from corpora/ served by the kit's local provider server; the
 harness must report the same calls and text as the kit's reference client reads from the
-same served body. Each peer's pinned environment is installed into .peers/<peer>/ with
+same served body, and so must its library's non-streaming call (protocol v3) on each wire the
+harness declares one for, served the stream's whole twin (the stream=false body the reference
+assembles from the same stream). Each peer's pinned environment is installed into .peers/<peer>/ with
 `npm ci` when it is missing or stale. Skipped only where node (or npm) is not installed.
 """
 from __future__ import annotations
@@ -20,7 +22,9 @@ from mcs_conformance.clients import harness_client
 from mcs_conformance.clients.reference_client import reference_client
 from mcs_conformance.clients import Served
 from mcs_conformance.clients import ProviderServer
+from mcs_conformance.corpora import decode
 from mcs_conformance.wires import content_type
+from mcs_reference.buffer import LLMStreamBuffer
 
 ROOT = Path(__file__).resolve().parents[2]
 PEERS = ROOT / "peers"
@@ -54,8 +58,14 @@ def _install(peer: str) -> None:
 
 
 def _served(wire: str) -> Served:
+    """The wire's recorded stream, with its whole twin for a non-streamed request."""
     body = (ROOT / "corpora" / STREAMS[wire]).read_bytes()
-    return Served(wire=wire, status=200, content_type=content_type(wire), pieces=(body,))
+    chunks, error = decode(body)
+    assert error is None, error
+    buffer = LLMStreamBuffer()
+    buffer.add_all(chunks)
+    return Served(wire=wire, status=200, content_type=content_type(wire), pieces=(body,),
+                  whole=buffer.response())
 
 
 def test_every_node_peer_is_described_and_pinned():
@@ -82,11 +92,16 @@ def test_the_harness_starts_runs_each_wire_and_stops(peer):
         assert implementation["name"] == peer
         assert implementation["version"].startswith(installed)
         assert implementation["wires"] == described["wires"]
+        assert client.non_streaming <= set(described["wires"])
         for wire in described["wires"]:
-            url = server.add(_served(wire))
+            served = _served(wire)
+            url = server.add(served)
             truth = reference_client(url, wire)
-            outcome = client(url, wire)
             assert truth["error"] is None and truth["calls"]
-            assert outcome["error"] is None, outcome["error"]
-            assert outcome["calls"] == truth["calls"]
-            assert outcome["text"] == truth["text"]
+            outcomes = [client(url, wire)]
+            if wire in client.non_streaming:
+                outcomes.append(client(server.add(served), wire, stream=False))
+            for outcome in outcomes:
+                assert outcome["error"] is None, outcome["error"]
+                assert outcome["calls"] == truth["calls"]
+                assert outcome["text"] == truth["text"]
