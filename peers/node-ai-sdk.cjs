@@ -1,7 +1,8 @@
 'use strict';
 /**
  * What the two Vercel AI SDK peers share: one `streamText` request with the told tools
- * declared without `execute`, the calls read from the awaited final step.
+ * declared without `execute`, the calls read from the awaited final step (and the same
+ * request through `generateText`, read the same way, for the non-streamed answer).
  *
  * The SDK validates each called tool name against the declared tools; the kit tells the
  * case's tool names (protocol v2), so its calls are the SDK's ordinary tool calls. Told no
@@ -40,18 +41,38 @@ function toolSet(peerDir, request, toolOptions) {
     ...(toolOptions ? {providerOptions: toolOptions} : {})})]));
 }
 
-/** One `streamText` request to `model` asking what `request` says, mapped to an outcome;
- * `providerOptions` and `toolOptions` carry the provider's own options. */
-async function streamOutcome(peerDir, model, request, {providerOptions, toolOptions} = {}) {
-  const {streamText} = requirePeer(peerDir, 'ai');
-  const errors = [];
-  const result = streamText({
+/** What both calls ask for (`streamText`, `generateText`): the told tools, the provider's
+ * options, the SDK's retries off. */
+function callSettings(peerDir, model, request, {providerOptions, toolOptions} = {}) {
+  return {
     model,
     prompt: 'Call the tool.',
     tools: toolSet(peerDir, request, toolOptions),
     ...(providerOptions ? {providerOptions} : {}),
     maxOutputTokens: 4096,
     maxRetries: 0, // a retried request would fetch the same served body again
+  };
+}
+
+/** The outcome of a step's tool calls, text and finish reason, and the errors seen. */
+function outcomeOf(toolCalls, text, finishReason, errors) {
+  // The SDK's documented report of an answer that failed: `finishReason` 'error' or
+  // 'content-filter' (a user reads it beside the text); it is the library's error report.
+  if (!errors.length && FAILED_FINISH.has(finishReason)) errors.push(`finishReason: ${finishReason}`);
+  const calls = toolCalls.filter((call) => !call.providerExecuted).map((call) => ({
+    name: call.toolName, arguments: inputArguments(call.input), id: call.toolCallId ?? null}));
+  return {calls, text, message: null,
+    error: errors.length ? errors.map((e) => typeof e === 'string' ? e : errorText(e)).join('; ')
+      : null};
+}
+
+/** One `streamText` request to `model` asking what `request` says, mapped to an outcome;
+ * `providerOptions` and `toolOptions` carry the provider's own options. */
+async function streamOutcome(peerDir, model, request, options = {}) {
+  const {streamText} = requirePeer(peerDir, 'ai');
+  const errors = [];
+  const result = streamText({
+    ...callSettings(peerDir, model, request, options),
     onError: ({error}) => errors.push(error), // the SDK's documented way to see stream errors
   });
   let toolCalls = [];
@@ -63,14 +84,16 @@ async function streamOutcome(peerDir, model, request, {providerOptions, toolOpti
   } catch (err) {
     errors.push(err);
   }
-  // The SDK's documented report of an answer that failed: `finishReason` 'error' or
-  // 'content-filter' (a user reads it beside the text); it is the library's error report.
-  if (!errors.length && FAILED_FINISH.has(finishReason)) errors.push(`finishReason: ${finishReason}`);
-  const calls = toolCalls.filter((call) => !call.providerExecuted).map((call) => ({
-    name: call.toolName, arguments: inputArguments(call.input), id: call.toolCallId ?? null}));
-  return {calls, text, message: null,
-    error: errors.length ? errors.map((e) => typeof e === 'string' ? e : errorText(e)).join('; ')
-      : null};
+  return outcomeOf(toolCalls, text, finishReason, errors);
 }
 
-module.exports = {streamOutcome, versionOf};
+/** The same request through `generateText`, the SDK's non-streaming call ("Generating Text"
+ * and "Tool Calling" in its docs), mapped as `streamOutcome` maps the stream; what it throws
+ * is the outcome's error (the protocol's loop catches it). */
+async function wholeOutcome(peerDir, model, request, options = {}) {
+  const {generateText} = requirePeer(peerDir, 'ai');
+  const result = await generateText(callSettings(peerDir, model, request, options));
+  return outcomeOf(result.toolCalls, result.text, result.finishReason, []);
+}
+
+module.exports = {streamOutcome, wholeOutcome, versionOf};
