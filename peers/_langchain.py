@@ -22,14 +22,16 @@ def summed_stream(model):
 
 
 def _position(message, tool_call):
-    for position, chunk in enumerate(message.tool_call_chunks):
+    chunks = getattr(message, "tool_call_chunks", ())  # an invoked AIMessage has none
+    for position, chunk in enumerate(chunks):
         if chunk.get("id") == tool_call.get("id") and chunk.get("name") == tool_call.get("name"):
             return position
-    return len(message.tool_call_chunks)
+    return len(chunks)
 
 
 def summed_calls(message):
-    """`tool_calls` (parsed) and `invalid_tool_calls` (raw text), in chunk order."""
+    """`tool_calls` (parsed) and `invalid_tool_calls` (raw text), in chunk order; of an
+    `AIMessage` from `.invoke()` (no chunks), in the message's own order."""
     found = [(_position(message, tc), call(tc["name"], tc["args"], tc["id"]))
              for tc in [*message.tool_calls, *message.invalid_tool_calls]]
     return [c for _, c in sorted(found, key=lambda pair: pair[0])]

@@ -41,18 +41,36 @@ def parsed(text):
         return text
 
 
-def run(base_url, wire, request):
-    client = boto3.client("bedrock-runtime", endpoint_url=base_url, region_name="us-east-1",
-                          aws_access_key_id="mcs", aws_secret_access_key="mcs",
-                          config=Config(retries={"total_max_attempts": 1}))
-    options = {}
+def client_of(base_url):
+    """A `bedrock-runtime` client at the case's endpoint, dummy keys, one attempt."""
+    return boto3.client("bedrock-runtime", endpoint_url=base_url, region_name="us-east-1",
+                        aws_access_key_id="mcs", aws_secret_access_key="mcs",
+                        config=Config(retries={"total_max_attempts": 1}))
+
+
+def converse_request(request):
+    """The keyword arguments of `converse_stream` and `converse` alike: the told tools as
+    `toolConfig.tools[].toolSpec`."""
+    options = {"modelId": MODEL, "messages": [{"role": "user", "content": [{"text": PROMPT}]}]}
     tools = [{"toolSpec": {"name": name, "description": description,
                            "inputSchema": {"json": parameters}}}
              for name, description, parameters in tools_of(request)]
     if tools:
         options["toolConfig"] = {"tools": tools}
-    response = client.converse_stream(modelId=MODEL, messages=[
-        {"role": "user", "content": [{"text": PROMPT}]}], **options)
+    return options
+
+
+def answer_of(content, stop_reason):
+    """The outcome of a Converse message's content blocks and its stop reason."""
+    calls = [call(block["toolUse"]["name"], arguments(block["toolUse"]["input"]),
+                  block["toolUse"]["toolUseId"]) for block in content if "toolUse" in block]
+    shown = "".join(block["text"] for block in content if "text" in block)
+    failed = f"stopReason: {stop_reason}" if stop_reason in FAILED_STOP else None
+    return outcome(calls, shown, None, failed)
+
+
+def run(base_url, wire, request):
+    response = client_of(base_url).converse_stream(**converse_request(request))
     stop_reason, content, text, tool_use = "", [], "", {}
     for chunk in response["stream"]:
         if "contentBlockStart" in chunk:
@@ -80,12 +98,17 @@ def run(base_url, wire, request):
                 text = ""
         elif "messageStop" in chunk:
             stop_reason = chunk["messageStop"]["stopReason"]
-    calls = [call(block["toolUse"]["name"], arguments(block["toolUse"]["input"]),
-                  block["toolUse"]["toolUseId"]) for block in content if "toolUse" in block]
-    shown = "".join(block["text"] for block in content if "text" in block)
-    failed = f"stopReason: {stop_reason}" if stop_reason in FAILED_STOP else None
-    return outcome(calls, shown, None, failed)
+    return answer_of(content, stop_reason)
+
+
+def whole(base_url, wire, request):
+    """`client.converse(...)`, the Converse operation of the Bedrock User Guide's "Carry out
+    a conversation with the Converse API operations" (and boto3's `BedrockRuntime.Client.converse`
+    reference), read from `response["output"]["message"]["content"]` and
+    `response["stopReason"]` as its tool use example reads them."""
+    response = client_of(base_url).converse(**converse_request(request))
+    return answer_of(response["output"]["message"]["content"], response["stopReason"])
 
 
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, {"bedrock-converse": whole})

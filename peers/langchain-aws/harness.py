@@ -1,14 +1,15 @@
 """langchain-aws as its users stream: `ChatBedrockConverse(...).bind_tools(...)` then
 `.stream()`, the chunks summed with `+`, the calls read from the summed `AIMessageChunk`'s
 `tool_calls` and `invalid_tool_calls`, a failed answer (a stop reason of a failed answer)
-from its `response_metadata`. The model is pointed at the case as at a custom endpoint
-(`base_url`, its alias of `endpoint_url`) with dummy keys; the summed chunk is LangChain's
-message, not a Converse response, so there is no native message."""
+from its `response_metadata`. Not streamed, `.invoke()` on the same bound model (Converse's
+`converse`), the `AIMessage` it returns read the same way. The model is pointed at the case
+as at a custom endpoint (`base_url`, its alias of `endpoint_url`) with dummy keys; the
+message is LangChain's, not a Converse response, so there is no native message."""
 
 from langchain_aws import ChatBedrockConverse
 
-from _protocol import openai_tools, outcome, serve
-from _langchain import summed_calls, summed_stream
+from _protocol import outcome, serve
+from _langchain import PROMPT, summed_calls, summed_stream, with_tools
 
 MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 
@@ -21,23 +22,38 @@ FEATURES = {"bedrock-converse": []}
 
 
 def stopped_by(message):
-    """The answer's failure as the summed message's `response_metadata` tells it (the
-    `stopReason` of `messageStop`), or None."""
+    """The answer's failure as the message's `response_metadata` tells it (the `stopReason`
+    of `messageStop`, or of the Converse response), or None."""
     stop = message.response_metadata.get("stopReason")
     return f"stopReason: {stop}" if stop in FAILED_STOP else None
 
 
-def run(base_url, wire, request):
+def model_of(base_url, request):
+    """`ChatBedrockConverse` at the case's endpoint with the told tools bound, the same
+    streamed or not."""
     # `max_retries=0` is botocore's `retries.max_attempts` 0: one attempt, no retry.
     model = ChatBedrockConverse(model=MODEL, region_name="us-east-1", base_url=base_url,
                                 aws_access_key_id="mcs", aws_secret_access_key="mcs",
                                 max_retries=0)
-    tools = openai_tools(request)
-    total = summed_stream(model.bind_tools(tools) if tools else model)
-    if total is None:
+    return with_tools(model, request)
+
+
+def answer_of(message):
+    """The outcome of a summed `AIMessageChunk` or an `AIMessage`."""
+    if message is None:
         return outcome()
-    return outcome(summed_calls(total), total.text, None, stopped_by(total))
+    return outcome(summed_calls(message), message.text, None, stopped_by(message))
+
+
+def run(base_url, wire, request):
+    return answer_of(summed_stream(model_of(base_url, request)))
+
+
+def whole(base_url, wire, request):
+    """`.invoke()`, as ChatBedrockConverse's docstring shows it ("Invoke", and "Tool calling":
+    `model.bind_tools([...]).invoke(...)`); its `_generate` calls boto3's `converse`."""
+    return answer_of(model_of(base_url, request).invoke(PROMPT))
 
 
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, {"bedrock-converse": whole})

@@ -4,17 +4,24 @@
  * `createAmazonBedrock({baseURL, region, accessKeyId, secretAccessKey})(id)`. The base URL is
  * the case URL, as a user sets a custom endpoint (the model posts to
  * `<base>/model/<id>/converse-stream`), and the provider signs each request with SigV4 from
- * the dummy credentials.
+ * the dummy credentials. Not streamed, `generateText` with the same model and request (the
+ * model's `doGenerate` posts to `<base>/model/<id>/converse`), read the same way.
  */
 const {serve, requirePeer} = require('../node-protocol.cjs');
-const {streamOutcome, versionOf} = require('../node-ai-sdk.cjs');
+const {streamOutcome, wholeOutcome, versionOf} = require('../node-ai-sdk.cjs');
 
 const {createAmazonBedrock} = requirePeer(__dirname, '@ai-sdk/amazon-bedrock');
 
 // No request feature on bedrock-converse.
 const FEATURES = {'bedrock-converse': []};
 
-serve(__dirname, () => versionOf(__dirname, '@ai-sdk/amazon-bedrock'), (wire, baseUrl, request) => {
-  return streamOutcome(__dirname, createAmazonBedrock({baseURL: baseUrl, region: 'us-east-1',
-    accessKeyId: 'x', secretAccessKey: 'x'})('anthropic.claude-sonnet-4-20250514-v1:0'), request);
-}, {features: FEATURES});
+/** The model at the case URL, the same streamed or not. */
+function modelOf(baseUrl) {
+  return createAmazonBedrock({baseURL: baseUrl, region: 'us-east-1',
+    accessKeyId: 'x', secretAccessKey: 'x'})('anthropic.claude-sonnet-4-20250514-v1:0');
+}
+
+serve(__dirname, () => versionOf(__dirname, '@ai-sdk/amazon-bedrock'),
+  (wire, baseUrl, request) => streamOutcome(__dirname, modelOf(baseUrl), request),
+  {features: FEATURES, whole: {'bedrock-converse': (wire, baseUrl, request) =>
+    wholeOutcome(__dirname, modelOf(baseUrl), request)}});

@@ -6,9 +6,12 @@ reason, the assembled Converse `Message`, the usage and the metrics). An `Agent`
 used: its event loop runs every tool the model calls and asks the model again, where the
 harness must only observe the calls. The model is pointed at the case as at a custom
 endpoint (`endpoint_url`, a boto3 session with dummy keys, retries off through
-`boto_client_config`). Its four parts are the Converse response's four fields by name, so
-they are the native message; a failed answer is what Strands raises (`ModelThrottledException`,
-botocore's `EventStreamError`) or a stop reason the service model names for a failed answer."""
+`boto_client_config`). Not streamed, the same model configured `streaming=False` (its
+documented switch: `BedrockModel` then calls `converse` and turns the response into the same
+events), the same turn read the same way. Its four parts are the Converse response's four
+fields by name, so they are the native message; a failed answer is what Strands raises
+(`ModelThrottledException`, botocore's `EventStreamError`) or a stop reason the service model
+names for a failed answer."""
 
 import asyncio
 import base64
@@ -62,11 +65,14 @@ async def model_turn(model, request):
     return stop
 
 
-def run(base_url, wire, request):
+def turn(base_url, request, streaming):
+    """One model turn at the case's endpoint, `converse_stream` or (not `streaming`)
+    `converse`, mapped to an outcome."""
     session = boto3.Session(aws_access_key_id="mcs", aws_secret_access_key="mcs",
                             region_name="us-east-1")
     model = BedrockModel(model_id=MODEL, boto_session=session, endpoint_url=base_url,
-                         boto_client_config=Config(retries={"total_max_attempts": 1}))
+                         boto_client_config=Config(retries={"total_max_attempts": 1}),
+                         streaming=streaming)
     stop_reason, message, usage, metrics = asyncio.run(model_turn(model, request))
     content = message.get("content", [])
     calls = [call(block["toolUse"]["name"], arguments(block["toolUse"]["input"]),
@@ -78,5 +84,16 @@ def run(base_url, wire, request):
     return outcome(calls, text, native, failed)
 
 
+def run(base_url, wire, request):
+    return turn(base_url, request, streaming=True)
+
+
+def whole(base_url, wire, request):
+    """`BedrockModel(..., streaming=False)`: `BedrockConfig.streaming`, "Flag to
+    enable/disable streaming" (its docstring; the Amazon Bedrock page of the Strands docs
+    lists it among the model's configuration options)."""
+    return turn(base_url, request, streaming=False)
+
+
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, {"bedrock-converse": whole})
