@@ -78,10 +78,21 @@ def load_notes() -> list[dict]:
     return notes
 
 
-def explains(note: dict, failure: Failure) -> bool:
+def _hit(matcher: dict, failure: Failure) -> bool:
+    return (failure.clause in matcher["clauses"]
+            and re.search(matcher.get("reason", ""), failure.reason) is not None)
+
+
+def explains(note: dict, failure: Failure, others: list[Failure]) -> bool:
+    """Does `note` explain `failure`? A matcher names its clauses and a pattern found in the
+    reason (and may narrow the note's formats); `with` / `without` (matchers too) ask that
+    another failure of the same observation be there, or not: how one observation is given
+    to one cause."""
     return (note["engine"] == failure.engine and failure.format in note["formats"]
-            and any(failure.clause in matcher["clauses"]
-                    and re.search(matcher.get("reason", ""), failure.reason)
+            and any(_hit(matcher, failure)
+                    and failure.format in matcher.get("formats", note["formats"])
+                    and all(any(_hit(w, o) for o in others) for w in matcher.get("with", ()))
+                    and not any(_hit(w, o) for w in matcher.get("without", ()) for o in others)
                     for matcher in note["match"]))
 
 
@@ -106,7 +117,12 @@ class Reading:
 
 def read(cells: list[dict], notes: list[dict]) -> Reading:
     failures = [f for cell in cells for f in failures_of(cell)]
-    explained = {f: [i for i, note in enumerate(notes) if explains(note, f)] for f in failures}
+    of_observation: dict[str, list[Failure]] = {}
+    for failure in failures:
+        of_observation.setdefault(failure.where, []).append(failure)
+    explained = {f: [i for i, note in enumerate(notes)
+                     if explains(note, f, [o for o in of_observation[f.where] if o != f])]
+                 for f in failures}
     return Reading(failures, notes, explained)
 
 
