@@ -118,8 +118,9 @@ def _cause(note: dict, reading: Reading) -> list[str]:
     if note["verdict"] == "bug":
         lines += [f"- Decided by: {note['function']}.",
                   f"- Deltas: {note['deltas']}",
-                  "- Standalone repro: " + ", ".join(f"[`{Path(r).name}`](../{r})"
-                                                     for r in note["repros"]) + ".",
+                  "- Standalone repro: " + ", ".join(
+                      f"[`{Path(r).parent.name}/{Path(r).name}`](../{r})" for r in note["repros"])
+                  + ".",
                   f"- Upstream: {_upstream(note)} (searched: {note['searched']})."]
     return lines + ["", note["text"], ""]
 
@@ -141,13 +142,14 @@ def render(cells: list[dict], reading: Reading) -> str:
               "| --- | --- | --- | --- | --- | --- | --- |", *_verdict_rows(cells, reading)]
     lines += ["", "## Speed", "", SPEED_TEXT, "",
               *_table(engines, formats, lambda e, f: _speed_cell(by_key.get((e, f))))]
-    bugs = [n for n in reading.notes if n["verdict"] == "bug"]
+    notes = sorted(reading.notes, key=lambda n: list(ENGINES).index(n["engine"]))
+    bugs = [n for n in notes if n["verdict"] == "bug"]
     lines += ["", "## Findings, by cause", "",
               "Each was read against the engine's installed source; each has a standalone "
               "repro that needs only the engine and exits 1 while the bug is there.", ""]
     for note in bugs:
         lines += _cause(note, reading)
-    others = [n for n in reading.notes if n["verdict"] != "bug"]
+    others = [n for n in notes if n["verdict"] != "bug"]
     if others:
         lines += ["## Failures that are not the engine's bug", ""]
         for note in others:
