@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -55,7 +56,7 @@ def speed(engine: str, format: str) -> list[float]:
     module, _, name = observed.ENGINES[engine].factory.partition(":")
     return observed.python_json(observed.ENGINES[engine].python, "-c",
                                 _SPEED.format(module=module, name=name, format=format,
-                                              sizes=SIZES))
+                                              sizes=SIZES), timeout=3600)
 
 
 def judge() -> int:
@@ -122,7 +123,12 @@ def measure_speed(args: argparse.Namespace) -> None:
             if (args.format and format not in args.format) or not path.exists():
                 continue
             cell = json.loads(path.read_text("utf-8"))
-            cell["speed"] = speed(engine, format)
+            try:
+                cell["speed"] = speed(engine, format)
+            except (RuntimeError, subprocess.TimeoutExpired) as exc:  # the other cells go on
+                print(f"{engine} {format}: no speed ({str(exc).splitlines()[0][:120]})",
+                      file=sys.stderr)
+                continue
             observed.write_json(path, cell)
             print(f"{engine} {format}: {page._speed_cell(cell)}", flush=True)
 

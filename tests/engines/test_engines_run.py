@@ -1,5 +1,5 @@
-"""Running the engines matrix: a cell that breaks or hangs never loses the others, and a
-run resumes where it stopped (a cell observed by the same engine, kit, profile and seed is
+"""Running the engines matrix: a cell that breaks, hangs or kills its worker loses no other,
+and a run resumes where it stopped (a cell observed by the same engine, kit, profile and seed is
 not run again)."""
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ def test_a_hung_or_broken_cell_loses_no_other(monkeypatch):
     troubled = observed.Engine(Path(sys.executable), "tests.engines.broken_parsers:troubled", ())
     monkeypatch.setitem(observed.ENGINES, "troubled", troubled)
     cells = {c["format"]: c for c in observed.observe(
-        "troubled", ["json", "qwen3-coder", "hermes"], IDENTITY, timeout=30)}
+        "troubled", ["json", "qwen3-coder", "mistral", "hermes"], IDENTITY, timeout=30)}
     assert cells["json"]["problem"] == "hung: stopped after 30 s"
     assert "cannot be built for qwen3-coder" in cells["qwen3-coder"]["problem"]
+    assert cells["mistral"]["problem"] == "exit status 3"  # the worker died: a new one goes on
     assert cells["hermes"]["problem"] is None and cells["hermes"]["observations"]
     assert set(cells["hermes"]["clauses"]) == {"parser.stream-equals-whole", "parser.truth",
                                                 "parser.content", "parser.no-phantom",

@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 ROOT = Path(__file__).resolve().parents[3]
 HERE = ROOT / "peers" / "engines"
@@ -154,10 +154,11 @@ def observe(engine: str, formats: list[str], identity: dict,
                                       stderr=subprocess.PIPE, text=True,
                                       start_new_session=True)
             lines: queue.Queue = queue.Queue()
-            threading.Thread(target=lambda: [lines.put(x) for x in worker.stdout] + [
-                lines.put(None)], daemon=True).start()
             errors: list[str] = []
-            threading.Thread(target=lambda: errors.extend(worker.stderr), daemon=True).start()
+            threading.Thread(target=_pump, args=(worker.stdout, lines.put), daemon=True).start()
+            reading_errors = threading.Thread(target=_pump, args=(worker.stderr, errors.append),
+                                              daemon=True)
+            reading_errors.start()
             clock = time.perf_counter()
             while pending:
                 format = pending[0]
@@ -172,7 +173,8 @@ def observe(engine: str, formats: list[str], identity: dict,
                     break
                 if line is None:  # the worker died inside the cell
                     worker.wait()
-                    said = [e.strip() for e in errors if e.strip()]
+                    reading_errors.join(timeout=10)
+                    said = [e.strip() for e in _after_last_mark(errors) if e and e.strip()]
                     yield _cell(engine, format, identity, clock, None,
                                 said[-1] if said else f"exit status {worker.returncode}")
                     pending.pop(0)
@@ -186,6 +188,20 @@ def observe(engine: str, formats: list[str], identity: dict,
                     pending.pop(0)
             else:
                 worker.wait()
+
+
+def _after_last_mark(errors: list[str | None]) -> list[str | None]:
+    """The worker's error lines since it started its last cell (it marks each start with
+    worker.py's `CELL_MARK`)."""
+    marks = [i for i, line in enumerate(errors) if line and line.startswith("== cell")]
+    return errors[marks[-1] + 1:] if marks else errors
+
+
+def _pump(stream: Iterator[str], put: Callable[[str | None], object]) -> None:
+    """Hand on each line of a worker's output, then None at its end."""
+    for line in stream:
+        put(line)
+    put(None)
 
 
 def _cell(engine: str, format: str, identity: dict, started: float, saved: dict | None,

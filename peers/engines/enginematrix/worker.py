@@ -22,6 +22,7 @@ from mcs_conformance.certify import Request, run
 from mcs_conformance.clauses import CLAUSES, recording_parser_observations
 
 SAMPLE = 4  # the first cases each clause judged, kept besides the failing one
+CELL_MARK = "== cell"
 CASE = ("cases", "format", "text", "content", "calls", "tools", "deltas")
 
 
@@ -65,6 +66,7 @@ def cell(factory: str, format: str, profile: str, seed: int) -> dict:
 def main(factory: str, profile: str, seed: str, out: str, *formats: str) -> int:
     for format in formats:
         print("start", format, flush=True)
+        print(CELL_MARK, format, file=sys.stderr, flush=True)  # where the cell's errors begin
         try:
             made = {**cell(factory, format, profile, int(seed)), "problem": None}
         except Exception as exc:  # the cell breaks, not the worker: the next cell runs
