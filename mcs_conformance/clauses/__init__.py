@@ -5,7 +5,7 @@ strategy, or a client through its runner), running a property under Hypothesis t
 for every clause, comparing results, the time limit on a run, and which clauses a shard runs.
 Importing this package registers every clause, in catalogue order: strategy clauses
 (reassembly, resolve, extract, history, codec, robust), then client clauses, then the
-clauses of an engine's tool parser.
+clauses of an engine's tool parser, each a pure judgment of a saved observation.
 
 May import: `mcs_reference`, `mcs_conformance.base`, `mcs_conformance.wires`,
 `mcs_conformance.targets`, `mcs_conformance.clients`.
@@ -25,6 +25,9 @@ from mcs_conformance.clauses._runner import examples_failed, examples_run, load_
 from mcs_conformance.clauses._shards import parse_shard, Shard
 from mcs_conformance.clauses import (_reassembly, _resolve, _extract, _history, _codec,  # noqa: F401
                                      _robust, _client, _parser)  # registers every clause, in order
+from mcs_conformance.clauses._parser import (judge_parser_observation, parser_clauses_judging,
+                                             parser_observation, ParserFailure,
+                                             recording_parser_observations)
 from mcs_conformance.clauses._parser import message_calls as parser_message_calls
 from mcs_conformance.clauses._parser import reassembled as reassembled_parser_stream
 
@@ -35,6 +38,9 @@ __all__ = [
     # judging a saved client observation again (the peer matrix)
     "BUG_SEVERITIES", "EVIDENCE", "Judgment", "NO_END_EVENT", "judge_observation",
     "ClauseTimeout", "time_limit", "timeout_behind",
-    "examples_failed", "examples_run", "load_kit_modules", "parser_message_calls", "reassembled_parser_stream",
+    "examples_failed", "examples_run", "load_kit_modules", "parser_message_calls",
+    "reassembled_parser_stream",
+    "ParserFailure", "judge_parser_observation", "parser_clauses_judging", "parser_observation",
+    "recording_parser_observations",
     "Shard", "parse_shard",
 ]

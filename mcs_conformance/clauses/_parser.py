@@ -6,11 +6,18 @@ and both the truth the text was written from. Content is compared without its wh
 (engines trim the prose around calls, each its own way, and a user sees no difference), call
 ids not at all (engines make their own); names and arguments, in order, exactly (numbers
 by value: JSON has one number type).
+
+Observing and judging are apart, so that a saved run can be judged again by the current
+rules with no engine installed: `parser_observation` records what the parser did with one
+model output (a JSON-ready dict), and each clause's judgment is a pure function of such an
+observation (`judge_parser_observation`). A certification observes each drawn case, then
+judges it by that same function: there is one way to judge.
 """
 from __future__ import annotations
 
 import json
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, NamedTuple
 
 from mcs_reference import ExtractedCall, OpenAIChatStrategy, StreamError
 from mcs_conformance.base import show
@@ -19,7 +26,24 @@ from mcs_conformance.clauses._registry import clause, ParserSubject
 from mcs_conformance.clauses._runner import check_each
 from mcs_conformance.wires import format_cases, FormatCase, malformed_cases, prose_cases
 
-__all__ = ["message_calls", "reassembled"]
+__all__ = ["PARSER_CASES", "ParserFailure", "judge_parser_observation", "message_calls",
+           "parser_clauses_judging", "parser_observation", "reassembled",
+           "recording_parser_observations"]
+
+#: The cases each parser clause is judged on: model outputs with calls in prose ("calls"),
+#: prose that holds no call ("prose"), or one call whose arguments are no JSON object
+#: ("malformed"). An observation says which it is; every clause of that kind judges it.
+PARSER_CASES = {"parser.stream-equals-whole": "calls", "parser.truth": "calls",
+                "parser.content": "calls", "parser.no-phantom": "prose",
+                "parser.malformed": "malformed"}
+_GENERATORS = {"calls": format_cases, "prose": prose_cases, "malformed": malformed_cases}
+
+
+class ParserFailure(NamedTuple):
+    """A clause's judgment of an observation that does not hold: how bad, and why."""
+
+    severity: str
+    reason: str
 
 
 def _is_parser(subject: Any) -> bool:
@@ -37,6 +61,46 @@ def _writes_malformed(subject: Any) -> bool:
     return len(found) == 1 and found[0].error is not None
 
 
+# -- observing ---------------------------------------------------------------------------------
+def _json_ready(value: Any) -> Any:
+    """`value` as it reads back from JSON (what is no JSON becomes its repr): a saved
+    observation judges exactly as the one just made."""
+    return json.loads(json.dumps(value, default=repr))
+
+
+def parser_observation(parser: Any, case: FormatCase, cases: str) -> dict:
+    """What `parser` did with `case` (a model output of the kind `cases`, a key of
+    `_GENERATORS`), JSON-ready: the case (format, text, the calls and content it was
+    written from, tools, deltas), the parser's non-streamed message (`whole`) and the deltas
+    it streamed (`emitted`), or what either raised (`parse_error`, `stream_error`)."""
+    observation: dict[str, Any] = {"cases": cases, **case.to_dict()}
+    try:
+        observation["whole"] = parser.parse(case.text, case.tools)
+    except Exception as exc:
+        observation["parse_error"] = f"{type(exc).__name__}: {exc}"
+    try:
+        observation["emitted"] = parser.stream(case.deltas, case.tools)
+    except Exception as exc:
+        observation["stream_error"] = f"{type(exc).__name__}: {exc}"
+    return _json_ready(observation)
+
+
+_recording: list[list[tuple[str, dict]]] = []
+
+
+@contextmanager
+def recording_parser_observations() -> Iterator[list[tuple[str, dict]]]:
+    """Collect `(clause id, observation)` for every case a parser clause judges while the
+    block runs, in order (the engines matrix saves them)."""
+    seen: list[tuple[str, dict]] = []
+    _recording.append(seen)
+    try:
+        yield seen
+    finally:
+        _recording.remove(seen)
+
+
+# -- judging -----------------------------------------------------------------------------------
 def _chunk(delta: dict) -> dict:
     return {"id": "chatcmpl-parser", "object": "chat.completion.chunk", "created": 0,
             "model": "parser", "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
@@ -89,56 +153,153 @@ def message_calls(message: dict) -> list[dict]:
     return views
 
 
-def _truth(calls: list[ExtractedCall]) -> list[dict]:
-    return [{"name": c.name, "arguments": _number_values(c.arguments)} for c in calls]
+def _truth(observation: dict) -> list[dict]:
+    return [{"name": c["name"], "arguments": _number_values(c["arguments"])}
+            for c in observation["calls"]]
 
 
 def _squeezed(content: Any) -> str:
     return "".join(content.split()) if isinstance(content, str) else ""
 
 
-def _run(subject: ParserSubject, case: FormatCase) -> tuple[dict, dict]:
-    """(whole, streamed): the parser's non-streamed message and its reassembled stream. A
-    parser that raises, or streams what no client can read, fails with severity crash."""
-    parser = subject.parser
+def _where(observation: dict) -> str:
+    return f"text {show(observation['text'], 160)} in {len(observation['deltas'])} deltas"
+
+
+def _crash(observation: dict, what: str) -> ParserFailure:
+    return ParserFailure("crash", f"{what} ({_where(observation)})")
+
+
+def _messages(observation: dict) -> tuple[dict, dict] | ParserFailure:
+    """(whole, streamed): the parser's non-streamed message and its reassembled stream, or
+    the crash when the parser raised, or streamed what no client can read."""
+    if "parse_error" in observation:
+        return _crash(observation, f"parse() raised {observation['parse_error']}")
+    if "stream_error" in observation:
+        return _crash(observation, f"the streaming parser raised {observation['stream_error']}")
+    whole = observation["whole"]
+    if not isinstance(whole, dict):
+        return _crash(observation, f"parse() returned a {type(whole).__name__}, not a message")
     try:
-        whole = parser.parse(case.text, case.tools)
-    except Exception as exc:
-        raise _Crash(f"parse() raised {type(exc).__name__}: {exc}") from exc
-    try:
-        deltas = parser.stream(case.deltas, case.tools)
-    except Exception as exc:
-        raise _Crash(f"the streaming parser raised {type(exc).__name__}: {exc}") from exc
-    try:
-        return whole, reassembled(deltas)
+        return whole, reassembled(observation["emitted"])
     except _Unreadable as exc:
-        raise _Crash(f"its deltas are no OpenAI stream a client reads: {exc}") from None
-
-
-class _Crash(Exception):
-    """The parser raised, or its deltas cannot be read: reported as a crash."""
-
-
-def _where(case: FormatCase) -> str:
-    return f"text {show(case.text, 160)} in {len(case.deltas)} deltas"
-
-
-def _checked(the_clause: Any, subject: ParserSubject, generator: Any, prop: Any) -> None:
-    """`check_each` with a crash of the parser reported as this clause's failure."""
-
-    def guarded(case: FormatCase) -> None:
-        try:
-            prop(case)
-        except _Crash as exc:
-            raise the_clause.fail(f"{exc} ({_where(case)})", case.to_dict(), "crash") from None
-
-    check_each(the_clause, subject, generator, guarded)
+        return _crash(observation, f"its deltas are no OpenAI stream a client reads: {exc}")
 
 
 def _lost_or_added(expected: list, got: list) -> str:
     """silent-loss when a call is missing or altered, false-success when one is extra."""
     return "false-success" if len(got) > len(expected) and got[:len(expected)] == expected \
         else "silent-loss"
+
+
+def _judge_stream_equals_whole(observation: dict, whole: dict,
+                               streamed: dict) -> ParserFailure | None:
+    expected, got = message_calls(whole), message_calls(streamed)
+    found = first_difference(expected, got, "calls")
+    if found:
+        return ParserFailure(_lost_or_added(expected, got),
+                             f"streamed {found} (non-streamed parse: {show(expected, 200)}; "
+                             f"{_where(observation)})")
+    if _squeezed(whole.get("content")) != _squeezed(streamed.get("content")):
+        return ParserFailure("silent-loss",
+                             f"streamed content {show(streamed.get('content'), 160)}, "
+                             f"non-streamed {show(whole.get('content'), 160)} "
+                             f"({_where(observation)})")
+    return None
+
+
+def _judge_truth(observation: dict, whole: dict, streamed: dict) -> ParserFailure | None:
+    expected = _truth(observation)
+    for label, message in (("non-streamed", whole), ("streamed", streamed)):
+        got = message_calls(message)
+        found = first_difference(expected, got, "calls")
+        if found:
+            return ParserFailure(_lost_or_added(expected, got),
+                                 f"{label}: {found} ({_where(observation)})")
+    return None
+
+
+def _judge_content(observation: dict, whole: dict, streamed: dict) -> ParserFailure | None:
+    for label, message in (("non-streamed", whole), ("streamed", streamed)):
+        got = message.get("content")
+        if _squeezed(got) != _squeezed(observation["content"]):
+            return ParserFailure("silent-loss",
+                                 f"{label} content {show(got, 160)}; the model wrote "
+                                 f"{show(observation['content'], 160)} ({_where(observation)})")
+    return None
+
+
+def _judge_no_phantom(observation: dict, whole: dict, streamed: dict) -> ParserFailure | None:
+    for label, message in (("non-streamed", whole), ("streamed", streamed)):
+        got = message_calls(message)
+        if got:
+            return ParserFailure("false-success",
+                                 f"{label}: {len(got)} call(s) {show(got, 200)} from prose "
+                                 f"({_where(observation)})")
+    return None
+
+
+def _surfaced(message: dict, observation: dict) -> str | None:
+    """How a broken call went missing, or None when the client can see it: a call whose
+    arguments are no JSON object, or its text left in the content."""
+    raw = observation["calls"][0].get("raw_arguments") or ""
+    written = (_squeezed(raw), _squeezed(json.dumps(raw)[1:-1]))  # as is, or inside a string
+    for call in message_calls(message):
+        if isinstance(call["arguments"], dict):
+            return (f"the call {call['name']!r} came out with the arguments "
+                    f"{show(call['arguments'], 120)}, which the model never wrote")
+        return None
+    content = _squeezed(message.get("content"))
+    if written[0] and any(form in content for form in written):
+        return None
+    return "neither a call nor its text reached the client"
+
+
+def _judge_malformed(observation: dict, whole: dict, streamed: dict) -> ParserFailure | None:
+    for label, message in (("non-streamed", whole), ("streamed", streamed)):
+        found = _surfaced(message, observation)
+        if found:
+            severity = "false-success" if "never wrote" in found else "silent-loss"
+            return ParserFailure(severity, f"{label}: {found} ({_where(observation)})")
+    return None
+
+
+_JUDGES: dict[str, Callable[[dict, dict, dict], ParserFailure | None]] = {
+    "parser.stream-equals-whole": _judge_stream_equals_whole, "parser.truth": _judge_truth,
+    "parser.content": _judge_content, "parser.no-phantom": _judge_no_phantom,
+    "parser.malformed": _judge_malformed}
+
+
+def parser_clauses_judging(observation: dict) -> list[str]:
+    """The parser clauses that judge an observation: those of its kind of case."""
+    return [c for c, cases in PARSER_CASES.items() if cases == observation["cases"]]
+
+
+def judge_parser_observation(clause_id: str, observation: dict) -> ParserFailure | None:
+    """The clause's judgment of one observation: None when it holds, else the failure (a
+    parser that raised, or streamed what no client reads, fails with severity crash)."""
+    if observation["cases"] != PARSER_CASES[clause_id]:
+        raise ValueError(f"{clause_id} judges {PARSER_CASES[clause_id]} cases, not "
+                         f"{observation['cases']} ones")
+    messages = _messages(observation)
+    if isinstance(messages, ParserFailure):
+        return messages
+    return _JUDGES[clause_id](observation, *messages)
+
+
+# -- the clauses: observe each drawn case, judge it ----------------------------------------------
+def _certify(the_clause: Any, subject: ParserSubject) -> None:
+    cases = PARSER_CASES[the_clause.id]
+
+    def prop(case: FormatCase) -> None:
+        observation = parser_observation(subject.parser, case, cases)
+        for seen in _recording:
+            seen.append((the_clause.id, observation))
+        failure = judge_parser_observation(the_clause.id, observation)
+        if failure is not None:
+            raise the_clause.fail(failure.reason, observation, failure.severity)
+
+    check_each(the_clause, subject, _GENERATORS[cases](subject.codec), prop)
 
 
 @clause(
@@ -155,21 +316,7 @@ def _lost_or_added(expected: list, got: list) -> str:
     applies=_is_parser, kind="parser",
 )
 def stream_equals_whole(subject: ParserSubject) -> None:
-    def prop(case: FormatCase) -> None:
-        whole, streamed = _run(subject, case)
-        expected, got = message_calls(whole), message_calls(streamed)
-        found = first_difference(expected, got, "calls")
-        if found:
-            raise stream_equals_whole.fail(
-                f"streamed {found} (non-streamed parse: {show(expected, 200)}; {_where(case)})",
-                case.to_dict(), _lost_or_added(expected, got))
-        if _squeezed(whole.get("content")) != _squeezed(streamed.get("content")):
-            raise stream_equals_whole.fail(
-                f"streamed content {show(streamed.get('content'), 160)}, non-streamed "
-                f"{show(whole.get('content'), 160)} ({_where(case)})", case.to_dict(),
-                "silent-loss")
-
-    _checked(stream_equals_whole, subject, format_cases(subject.codec), prop)
+    _certify(stream_equals_whole, subject)
 
 
 @clause(
@@ -185,17 +332,7 @@ def stream_equals_whole(subject: ParserSubject) -> None:
     applies=_is_parser, kind="parser",
 )
 def truth(subject: ParserSubject) -> None:
-    def prop(case: FormatCase) -> None:
-        whole, streamed = _run(subject, case)
-        expected = _truth(case.calls)
-        for label, message in (("non-streamed", whole), ("streamed", streamed)):
-            got = message_calls(message)
-            found = first_difference(expected, got, "calls")
-            if found:
-                raise truth.fail(f"{label}: {found} ({_where(case)})", case.to_dict(),
-                                 _lost_or_added(expected, got))
-
-    _checked(truth, subject, format_cases(subject.codec), prop)
+    _certify(truth, subject)
 
 
 @clause(
@@ -209,17 +346,7 @@ def truth(subject: ParserSubject) -> None:
     applies=_is_parser, kind="parser",
 )
 def content(subject: ParserSubject) -> None:
-    def prop(case: FormatCase) -> None:
-        whole, streamed = _run(subject, case)
-        for label, message in (("non-streamed", whole), ("streamed", streamed)):
-            got = message.get("content")
-            if _squeezed(got) != _squeezed(case.content):
-                raise content.fail(
-                    f"{label} content {show(got, 160)}; the model wrote "
-                    f"{show(case.content, 160)} ({_where(case)})", case.to_dict(),
-                    "silent-loss")
-
-    _checked(content, subject, format_cases(subject.codec), prop)
+    _certify(content, subject)
 
 
 @clause(
@@ -233,32 +360,7 @@ def content(subject: ParserSubject) -> None:
     applies=_is_parser, kind="parser",
 )
 def no_phantom(subject: ParserSubject) -> None:
-    def prop(case: FormatCase) -> None:
-        whole, streamed = _run(subject, case)
-        for label, message in (("non-streamed", whole), ("streamed", streamed)):
-            got = message_calls(message)
-            if got:
-                raise no_phantom.fail(f"{label}: {len(got)} call(s) {show(got, 200)} from "
-                                      f"prose ({_where(case)})", case.to_dict(),
-                                      "false-success")
-
-    _checked(no_phantom, subject, prose_cases(subject.codec), prop)
-
-
-def _surfaced(message: dict, case: FormatCase) -> str | None:
-    """How a broken call went missing, or None when the client can see it: a call whose
-    arguments are no JSON object, or its text left in the content."""
-    raw = case.calls[0].raw_arguments or ""
-    written = (_squeezed(raw), _squeezed(json.dumps(raw)[1:-1]))  # as is, or inside a string
-    for call in message_calls(message):
-        if isinstance(call["arguments"], dict):
-            return (f"the call {call['name']!r} came out with the arguments "
-                    f"{show(call['arguments'], 120)}, which the model never wrote")
-        return None
-    content = _squeezed(message.get("content"))
-    if written[0] and any(form in content for form in written):
-        return None
-    return "neither a call nor its text reached the client"
+    _certify(no_phantom, subject)
 
 
 @clause(
@@ -274,13 +376,4 @@ def _surfaced(message: dict, case: FormatCase) -> str | None:
     applies=_writes_malformed, kind="parser",
 )
 def malformed(subject: ParserSubject) -> None:
-    def prop(case: FormatCase) -> None:
-        whole, streamed = _run(subject, case)
-        for label, message in (("non-streamed", whole), ("streamed", streamed)):
-            found = _surfaced(message, case)
-            if found:
-                severity = "false-success" if "never wrote" in found else "silent-loss"
-                raise malformed.fail(f"{label}: {found} ({_where(case)})", case.to_dict(),
-                                     severity)
-
-    _checked(malformed, subject, malformed_cases(subject.codec), prop)
+    _certify(malformed, subject)

@@ -1,9 +1,9 @@
-"""Replay a saved engine finding: feed its text and split to the parser again, print both.
+"""Replay a saved observation: feed its model output and split to the engine's parser again.
 
-    .peers/<engine>/bin/python peers/engines/replay.py peers/engines/findings/E/F/CLAUSE.json
+    .peers/<engine>/bin/python peers/engines/replay.py peers/engines/observations/E/F.json N
 
-Prints the engine's non-streamed parse and its reassembled stream beside the truth, and
-exits 1 while they still differ from it (0 once the engine is fixed).
+Prints what the engine does now beside what was saved and the truth, and the clauses'
+judgment of the new observation; exits 1 while a clause still fails on it (0 once fixed).
 """
 from __future__ import annotations
 
@@ -11,38 +11,32 @@ import json
 import sys
 from importlib import import_module
 
-from mcs_conformance.clauses import parser_message_calls as _calls
-from mcs_conformance.clauses import reassembled_parser_stream
+from mcs_conformance.clauses import (judge_parser_observation, parser_clauses_judging,
+                                     parser_observation)
+from mcs_conformance.wires import FormatCase
 
 FACTORIES = {"mcs-reference": "mcs_conformance.engines.reference",
              "vllm": "mcs_conformance.engines.vllm", "sglang": "mcs_conformance.engines.sglang",
              "openai-harmony": "mcs_conformance.engines.harmony"}
 
 
-def main(path: str) -> int:
-    case = json.loads(open(path, encoding="utf-8").read())
-    parser = import_module(FACTORIES[case["engine"]]).parser(case["format"])
-    whole = parser.parse(case["text"], case["tools"])
-    streamed = reassembled_parser_stream(parser.stream(case["deltas"], case["tools"]))
-    truth = [{"name": c["name"], "arguments": c["arguments"]} for c in case["calls"]
-             if "error" not in c]
-    squeeze = lambda text: "".join((text or "").split())  # noqa: E731
-    print(f"text:        {case['text']!r}\ndeltas:      {len(case['deltas'])}")
-    print(f"truth:       calls {truth} content {case['content']!r}")
-    print(f"non-stream:  calls {_calls(whole)} content {whole.get('content')!r}")
-    print(f"streamed:    calls {_calls(streamed)} content {streamed.get('content')!r}")
-    broken = [c for c in case["calls"] if "error" in c]
-    if broken:  # a malformed call must be surfaced: as a call the client refuses, or as text
-        raw = squeeze(broken[0].get("raw_arguments"))
-        same = all((_calls(m) and not isinstance(_calls(m)[0]["arguments"], dict))
-                   or (not _calls(m) and raw and raw in squeeze(m.get("content")))
-                   for m in (whole, streamed))
-    else:
-        same = all(_calls(m) == truth and squeeze(m.get("content")) == squeeze(case["content"])
-                   for m in (whole, streamed))
-    print("fixed" if same else "still differs")
-    return 0 if same else 1
+def main(path: str, number: str) -> int:
+    cell = json.loads(open(path, encoding="utf-8").read())
+    saved = cell["observations"][int(number)]
+    parser = import_module(FACTORIES[cell["engine"]]).parser(cell["format"])
+    case = FormatCase(saved["format"], saved["text"], [], saved["content"], saved["tools"],
+                      saved["deltas"])
+    now = {**parser_observation(parser, case, saved["cases"]), "calls": saved["calls"]}
+    print(f"text:   {saved['text']!r} in {len(saved['deltas'])} deltas")
+    print(f"truth:  calls {saved['calls']} content {saved['content']!r}")
+    failed = False
+    for clause in parser_clauses_judging(now):
+        was, is_now = (judge_parser_observation(clause, o) for o in (saved, now))
+        failed |= is_now is not None
+        print(f"{clause}: saved {'passed' if was is None else was.severity}, now "
+              f"{'passed' if is_now is None else f'{is_now.severity}: {is_now.reason}'}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1]))
+    raise SystemExit(main(*sys.argv[1:]))

@@ -1,16 +1,19 @@
-"""Certify each engine's tool parsers on every catalogue format it has a parser for.
+"""Run the engines matrix: each engine's tool parsers on every catalogue format it has one for.
 
-    python peers/engines/run.py [--only ENGINE] [--format NAME] [--profile ci]
-    python peers/engines/run.py --speed [--only ENGINE]   # the speed column only
-    python peers/engines/run.py --page                    # re-render docs/engines.md
+    python peers/engines/run.py [--only ENGINE] [--format NAME] [--force]  # observe, then judge
+    python peers/engines/run.py --judge       # judge the saved observations, render the page
+    python peers/engines/run.py --speed [--only ENGINE]   # the speed column
+    python peers/engines/run.py --repros [--only ENGINE]  # each ✗ cause's repro, where installed
+    python peers/engines/run.py --sizes REPRO             # the smallest delta size showing it
 
 Each engine runs in its own environment under `.peers/<engine>` (peers/engines/<engine>/
-INSTALL.md says how to make it); the reference parser runs in the project's `.venv`. A cell
-is one `mcs-conformance certify --parser ... --format ...`: its report is written under
-peers/engines/reports/<engine>/<format>/ (git-ignored: the rows keep what the page needs),
-each failure's text, split and tools under
-peers/engines/findings/, the rows in peers/engines/results/<engine>.json. The page joins
-them with the hand-written notes of peers/engines/notes/<engine>.json, one per cause.
+INSTALL.md), the reference parser in the project's `.venv`. A cell is one engine on one format:
+what `mcs-conformance certify --parser FACTORY --format NAME` runs, in a process of its own
+with a time limit, its observations saved in peers/engines/observations/ as soon as it ends.
+A cell already observed with the same engine, kit, profile and seed is skipped (`--force`
+runs it again): an interrupted run resumes where it stopped. The verdicts, causes and the
+page are then derived from every saved cell and the notes of peers/engines/notes/; `--judge`
+does only that, and needs no engine.
 """
 from __future__ import annotations
 
@@ -21,75 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-from mcs_reference import format_names
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from enginematrix import judged, observed, page, repros  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
-FINDINGS = HERE / "findings"
-NOTES = HERE / "notes"  # one file an engine: <engine>.json, a list of causes
-PAGE = ROOT / "docs" / "engines.md"
-BAD = ("failed", "errored")
-ENGINES = {  # engine -> (python, factory)
-    "mcs-reference": (ROOT / ".venv/bin/python", "mcs_conformance.engines.reference:parser"),
-    "vllm": (ROOT / ".peers/vllm/bin/python", "mcs_conformance.engines.vllm:parser"),
-    "sglang": (ROOT / ".peers/sglang/bin/python", "mcs_conformance.engines.sglang:parser"),
-    "openai-harmony": (ROOT / ".peers/harmony/bin/python",
-                       "mcs_conformance.engines.harmony:parser"),
-}
-
-
-def _python_json(python: Path, code: str) -> object:
-    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=ROOT)
-    if out.returncode:
-        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "?")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def _formats(python: Path, factory: str) -> list[str]:
-    """The formats the factory has a parser for."""
-    module, _, name = factory.partition(":")
-    return _python_json(python, f"import json, {module} as m\n"
-                                f"print(json.dumps(list(m.{name}.formats)))")
-
-
-def _certify(engine: str, python: Path, factory: str, format: str, profile: str) -> dict:
-    out = HERE / "reports" / engine / format
-    command = [str(python), "-m", "mcs_conformance.cli", "certify", "--parser", factory,
-               "--format", format, "--profile", profile, "--seed", "0", "--out", str(out)]
-    clock = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
-    seconds = round(time.perf_counter() - clock, 1)
-    report = out / "report.jsonl"
-    lines = [json.loads(line) for line in report.read_text().splitlines()] if report.exists() else []
-    header = next((line for line in lines if line.get("kind") == "header"), {})
-    clauses = [line for line in lines if line.get("kind") == "clause"]
-    return {"engine": engine, "format": format, "parser": header.get("strategy"),
-            "profile": profile, "seconds": seconds,
-            "problem": None if clauses else (done.stderr.strip().splitlines() or ["?"])[-1],
-            "clauses": [{"clause": c["clause"], "verdict": c["verdict"],
-                         "severity": c.get("severity"), "reason": c.get("reason"),
-                         "case": c.get("counterexample")} for c in clauses]}
-
-
-def _save_findings(row: dict) -> None:
-    """Each failure's model output, split and tools, replayable with `replay.py` (the
-    cell's cases saved before go: a clause that passes now has none)."""
-    for stale in (FINDINGS / row["engine"] / row["format"]).glob("*.json"):
-        stale.unlink()
-    for clause in row["clauses"]:
-        if clause["verdict"] in BAD and clause.get("case"):
-            path = FINDINGS / row["engine"] / row["format"] / f"{clause['clause']}.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            saved = {"engine": row["engine"], "parser": row["parser"], "clause": clause["clause"],
-                     "severity": clause["severity"], "reason": clause["reason"],
-                     **clause["case"]}
-            path.write_text(json.dumps(saved, indent=1, ensure_ascii=False) + "\n")
-            clause["saved"] = str(path.relative_to(ROOT))
-
-
-# -- the speed column ------------------------------------------------------------------------
-SIZES = (1_000, 10_000)  # tokens of arguments
+SIZES = (1_000, 10_000)  # tokens of arguments, for the speed column
 _SPEED = """
 import json, time
 from mcs_reference import ExtractedCall, format_codec
@@ -99,7 +37,7 @@ codec = format_codec({format!r})
 parser = engine.{name}({format!r})
 costs = []
 for size in {sizes!r}:
-    call = ExtractedCall("write_file", {{"path": "a.txt", "text": "word " * {size_expr}}})
+    call = ExtractedCall("write_file", {{"path": "a.txt", "text": "word " * size}})
     text = codec.encode([call])
     deltas = [[token] for token in tokenize(text, codec.special_tokens)]
     best = None
@@ -113,169 +51,114 @@ print(json.dumps(costs))
 """
 
 
-def _speed(python: Path, factory: str, format: str) -> list[float]:
+def speed(engine: str, format: str) -> list[float]:
     """Microseconds per delta at each of SIZES tokens of arguments (one token a delta)."""
-    module, _, name = factory.partition(":")
-    code = _SPEED.format(module=module, name=name, format=format, sizes=SIZES,
-                         size_expr="size")  # each "word " adds one token, " word"
-    return _python_json(python, code)
+    module, _, name = observed.ENGINES[engine].factory.partition(":")
+    return observed.python_json(observed.ENGINES[engine].python, "-c",
+                                _SPEED.format(module=module, name=name, format=format,
+                                              sizes=SIZES), timeout=3600)
 
 
-# -- the page --------------------------------------------------------------------------------
-def _rows() -> list[dict]:
-    rows = []
-    for engine in ENGINES:
-        path = RESULTS / f"{engine}.json"
-        rows += json.loads(path.read_text()) if path.exists() else []
-    return rows
+def judge() -> int:
+    """Derive everything from the saved cells and notes, write the page; 1 when the notes
+    break a rule."""
+    cells = observed.load_cells()
+    reading = judged.read(cells, judged.load_notes())
+    page.PAGE.write_text(page.render(cells, reading), "utf-8")
+    broken = judged.problems(reading, cells, observed.ROOT)
+    for problem in broken:
+        print(f"notes: {problem}", file=sys.stderr)
+    unread = reading.unread()
+    print(f"{len(cells)} cells, {len(reading.failures)} failures, {len(unread)} not yet read; "
+          f"wrote {page.PAGE.relative_to(observed.ROOT)}")
+    return 1 if broken else 0
 
 
-def _notes() -> list[dict]:
-    notes = []
-    for engine in ENGINES:
-        path = NOTES / f"{engine}.json"
-        notes += json.loads(path.read_text("utf-8")) if path.exists() else []
-    return notes
-
-
-def _note_of(notes: list[dict], engine: str, format: str, clause: str) -> dict | None:
-    return next((n for n in notes if n["engine"] == engine and n["format"] == format
-                 and clause in n["clauses"]), None)
-
-
-def _mark(row: dict | None, notes: list[dict]) -> str:
-    """A cell: ✓, or its failing clauses counted by what the notes say of them: ✗ the
-    engine's bug, ⚠ not the engine's bug (a contract judgment), ? not yet read."""
-    if row is None:
-        return "—"
-    if not row["clauses"]:
-        return "error"
-    counts = {"✗": 0, "⚠": 0, "?": 0}
-    for clause in row["clauses"]:
-        if clause["verdict"] in BAD:
-            said = [n["verdict"] for n in notes if n["engine"] == row["engine"]
-                    and n["format"] == row["format"] and clause["clause"] in n["clauses"]]
-            counts["✗" if "bug" in said else "⚠" if said else "?"] += 1
-    return " ".join(f"{mark} {count}" for mark, count in counts.items() if count) or "✓"
-
-
-def _clauses_of(note: dict, cell: dict) -> str:
-    """The note's clauses, each said failing in this run or not (its repro shows it still)."""
-    row = cell.get((note["engine"], note["format"]), {})
-    failing = {c["clause"] for c in row.get("clauses", ()) if c["verdict"] in BAD}
-    return ", ".join(f"`{c}`" + ("" if c in failing else " (not hit by this run)")
-                     for c in note["clauses"])
-
-
-def _speed_cell(row: dict | None) -> str:
-    costs = (row or {}).get("speed")
-    if not costs:
-        return "—"
-    return f"×{costs[1] / costs[0]:.1f} ({_micro(costs[0])} → {_micro(costs[1])} µs)"
-
-
-def _micro(value: float) -> str:
-    return f"{value:.2g}" if value < 10 else f"{value:,.0f}"
-
-
-def render(rows: list[dict], notes: list[dict]) -> str:
-    """docs/engines.md: the matrix, the speed column, the findings by cause, the rest."""
-    formats = format_names()
-    rows = sorted(rows, key=lambda r: (list(ENGINES).index(r["engine"]),
-                                       formats.index(r["format"])))
-    engines = list(dict.fromkeys(r["engine"] for r in rows))
-    cell = {(r["engine"], r["format"]): r for r in rows}
-    lines = [PAGE_HEAD, "| engine | " + " | ".join(f"`{f}`" for f in formats) + " |",
-             "| --- |" + " --- |" * len(formats)]
+def _installed(engines: list[str]) -> list[str]:
+    ready = []
     for engine in engines:
-        marks = [_mark(cell.get((engine, format)), notes) for format in formats]
-        lines.append(f"| {engine} | " + " | ".join(marks) + " |")
-    lines += ["", "## Speed", "", SPEED_TEXT, "",
-              "| engine | " + " | ".join(f"`{f}`" for f in formats) + " |",
-              "| --- |" + " --- |" * len(formats)]
-    lines += [f"| {engine} | " + " | ".join(_speed_cell(cell.get((engine, f)))
-                                            for f in formats) + " |" for engine in engines]
-    lines += ["", "## Findings, by cause", "",
-              "Each was read against the engine's installed source; each has a standalone "
-              "repro that needs only the engine.", ""]
-    for note in notes:
-        if note.get("verdict") != "bug":
-            continue
-        lines += [f"### {note['engine']} `{note['format']}`: {note['title']} ({note['severity']})",
-                  "", f"- Clauses: {_clauses_of(note, cell)}; parser "
-                  f"{cell.get((note['engine'], note['format']), {}).get('parser')}.",
-                  f"- Standalone repro: [`{note['repro']}`](../{note['repro']})."
-                  if note.get("repro") else "- Standalone repro: none yet.",
-                  f"- Upstream: {note['upstream']}." if note.get("upstream") else
-                  f"- Upstream: not reported upstream as far as we found (searched: "
-                  f"{note.get('searched', '?')}).", "", note["text"], ""]
-    kit_side = [n for n in notes if n.get("verdict") != "bug"]
-    if kit_side:
-        lines += ["## Failures that are not the engine's bug", ""]
-        lines += [f"- {n['engine']} `{n['format']}` ({', '.join(n['clauses'])}): {n['text']}"
-                  for n in kit_side]
-        lines.append("")
-    unread = [(r, c) for r in rows for c in r["clauses"] if c["verdict"] in BAD
-              and _note_of(notes, r["engine"], r["format"], c["clause"]) is None]
-    if unread:
-        lines += ["## Not yet read by hand", "",
-                  "What the kit found and nobody has yet read against the source: leads, "
-                  "not findings.", ""]
-        for row, clause in unread:
-            saved = f" ([saved](../{clause['saved']}))" if clause.get("saved") else ""
-            lines.append(f"- {row['engine']} `{row['format']}` `{clause['clause']}` "
-                         f"({clause['severity'] or clause['verdict']}): {clause['reason']}{saved}")
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+        python = observed.ENGINES[engine].python
+        if python.exists():
+            ready.append(engine)
+        else:
+            print(f"{engine}: no environment at {python.parent.parent}; see "
+                  f"peers/engines/{engine}/INSTALL.md", file=sys.stderr)
+    return ready
 
 
-PAGE_HEAD = (HERE / "page_head.md").read_text("utf-8")
-SPEED_TEXT = ("How the cost per delta grows when one call's arguments grow from 1 000 to 10 000 "
-              "tokens, streamed one token a delta (best of two runs, in the same process; the "
-              "microseconds per delta at each size in brackets). A parser that re-parses the "
-              "text so far on every delta costs ten times as much per delta at 10 000 tokens: "
-              "×10 is quadratic, ×1 linear. Timed on a shared 2-core machine: the ratio is the "
-              "figure, not the microseconds. `python peers/engines/run.py --speed` measures it.")
+def observe(args: argparse.Namespace) -> None:
+    """Run the cells that are missing or old; print each one's time, then the total."""
+    kit = observed.kit_key()
+    started = time.perf_counter()
+    ran = skipped = 0
+    for engine in _installed(args.only or list(observed.ENGINES)):
+        identity = {"environment": observed.environment(engine), "kit": kit,
+                    "profile": args.profile, "seed": args.seed}
+        old = {}
+        for format in observed.formats(engine):
+            path = observed.cell_path(engine, format)
+            if args.format and format not in args.format:
+                continue
+            old[format] = json.loads(path.read_text("utf-8")) if path.exists() else None
+            if observed.is_current(old[format], identity) and not args.force:
+                del old[format]
+                skipped += 1
+        for cell in observed.observe(engine, list(old), identity, args.timeout):
+            before = old[cell["format"]] or {}
+            same = before.get("environment") == identity["environment"]
+            cell["speed"] = before.get("speed") if same else None
+            observed.write_json(observed.cell_path(engine, cell["format"]), cell)
+            ran += 1
+            print(f"{engine} {cell['format']}: {len(cell['observations'])} observations in "
+                  f"{cell['seconds']} s{' ' + cell['problem'] if cell['problem'] else ''}",
+                  flush=True)
+    print(f"{ran} cells run, {skipped} already observed at this engine and kit, in "
+          f"{time.perf_counter() - started:.0f} s")
+
+
+def measure_speed(args: argparse.Namespace) -> None:
+    for engine in _installed(args.only or list(observed.ENGINES)):
+        for format in observed.formats(engine):
+            path = observed.cell_path(engine, format)
+            if (args.format and format not in args.format) or not path.exists():
+                continue
+            cell = json.loads(path.read_text("utf-8"))
+            try:
+                cell["speed"] = speed(engine, format)
+            except (RuntimeError, subprocess.TimeoutExpired) as exc:  # the other cells go on
+                print(f"{engine} {format}: no speed ({str(exc).splitlines()[0][:120]})",
+                      file=sys.stderr)
+                continue
+            observed.write_json(path, cell)
+            print(f"{engine} {format}: {page._speed_cell(cell)}", flush=True)
 
 
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options.add_argument("--only", action="append", choices=sorted(ENGINES))
+    options.add_argument("--only", action="append", choices=sorted(observed.ENGINES))
     options.add_argument("--format", action="append")
     options.add_argument("--profile", default="ci")
-    options.add_argument("--speed", action="store_true", help="only measure the speed column")
-    options.add_argument("--page", action="store_true", help="only re-render docs/engines.md")
+    options.add_argument("--seed", type=int, default=0)
+    options.add_argument("--force", action="store_true", help="run cells already observed")
+    options.add_argument("--timeout", type=float, default=900, help="seconds a cell may take")
+    what = options.add_mutually_exclusive_group()
+    what.add_argument("--judge", "--page", action="store_true",
+                      help="only judge the saved observations and render docs/engines.md")
+    what.add_argument("--speed", action="store_true", help="only measure the speed column")
+    what.add_argument("--repros", action="store_true",
+                      help="run each ✗ note's repro where its engine is installed")
+    what.add_argument("--sizes", metavar="REPRO",
+                      help="the smallest tokens per delta with which REPRO shows its bug")
     args = options.parse_args()
-    for engine in [] if args.page else args.only or ENGINES:
-        python, factory = ENGINES[engine]
-        if not python.exists():
-            print(f"{engine}: no environment at {python.parent.parent}; see "
-                  f"peers/engines/{engine}/INSTALL.md", file=sys.stderr)
-            continue
-        path = RESULTS / f"{engine}.json"
-        rows = json.loads(path.read_text()) if path.exists() else []
-        for format in _formats(python, factory):
-            if args.format and format not in args.format:
-                continue
-            old = next((r for r in rows if r["format"] == format), None)
-            if args.speed:
-                if old is None:
-                    continue
-                row = {**old, "speed": _speed(python, factory, format)}
-                print(f"{engine} {format}: {_speed_cell(row)}", flush=True)
-            else:
-                row = _certify(engine, python, factory, format, args.profile)
-                row["speed"] = (old or {}).get("speed")
-                _save_findings(row)
-                bad = [c["clause"] for c in row["clauses"] if c["verdict"] in BAD]
-                print(f"{engine} {format}: {len(row['clauses']) - len(bad)}/"
-                      f"{len(row['clauses'])} in {row['seconds']} s {' '.join(bad)}"
-                      f"{row['problem'] or ''}", flush=True)
-            rows = [r for r in rows if r["format"] != format] + [row]
-            RESULTS.mkdir(exist_ok=True)
-            path.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
-    PAGE.write_text(render(_rows(), _notes()), "utf-8")
-    return 0
+    if args.repros:
+        return repros.report(judged.load_notes(), args.only)
+    if args.sizes:
+        return repros.report_sizes(Path(args.sizes))
+    if args.speed:
+        measure_speed(args)
+    elif not args.judge:
+        observe(args)
+    return judge()
 
 
 if __name__ == "__main__":

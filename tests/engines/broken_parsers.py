@@ -1,6 +1,9 @@
 """Deliberately broken tool parsers: each must fail its parser clause (the clauses can fail)."""
 from __future__ import annotations
 
+import os
+import time
+
 from mcs_conformance.engines.reference import ReferenceParser
 
 
@@ -64,3 +67,22 @@ swallows_content = _factory(SwallowsContent)
 json_in_prose_is_a_call = _factory(JsonInProseIsACall)
 drops_malformed = _factory(DropsMalformed)
 raises_while_streaming = _factory(RaisesWhileStreaming)
+
+
+class _Hangs(ReferenceParser):
+    def parse(self, text, tools):
+        time.sleep(3600)
+
+
+def troubled(format):
+    """A parser that hangs on `json`, cannot be built for `qwen3-coder`, takes its process
+    down on `mistral`, and is the reference on the other formats (a matrix cell of each
+    kind)."""
+    if format == "qwen3-coder":
+        raise RuntimeError("this engine cannot be built for qwen3-coder")
+    if format == "mistral":
+        os._exit(3)
+    return (_Hangs if format == "json" else ReferenceParser)(format)
+
+
+troubled.formats = ("json", "hermes", "qwen3-coder", "mistral")

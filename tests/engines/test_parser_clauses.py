@@ -6,7 +6,7 @@ import json
 import pytest
 
 from mcs_conformance.certify import Request, run
-from mcs_conformance.clauses import CLAUSES
+from mcs_conformance.clauses import CLAUSES, judge_parser_observation, parser_clauses_judging
 
 BROKEN = "tests.engines.broken_parsers"
 
@@ -46,3 +46,24 @@ def test_a_parser_without_its_format_is_a_usage_error(capsys):
     assert "pass --format NAME" in capsys.readouterr().err
     assert main(["certify", "--parser", f"{BROKEN}:drops_malformed", "--format", "kimi-k2"]) == 2
     assert "no parser for the format kimi-k2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("broken, clause", [
+    ("drops_last_fragment", "parser.truth"), ("swallows_content", "parser.content"),
+    ("json_in_prose_is_a_call", "parser.no-phantom"), ("raises_while_streaming", "parser.truth"),
+])
+def test_a_saved_observation_is_judged_again_as_it_was_judged(broken, clause):
+    """The counterexample is the observation itself (the case and what the parser did);
+    judged again from its JSON, with no parser, it gives the same verdict and reason."""
+    [result] = _certify(f"{BROKEN}:{broken}", "hermes", (clause,)).results
+    saved = json.loads(json.dumps(result.counterexample))
+    assert {"text", "deltas", "tools", "calls", "content"} <= set(saved)
+    assert "whole" in saved or "parse_error" in saved
+    assert judge_parser_observation(clause, saved) == (result.severity, result.reason)
+
+
+def test_an_observation_is_judged_only_by_the_clauses_of_its_cases():
+    observation = {"cases": "prose"}
+    assert parser_clauses_judging(observation) == ["parser.no-phantom"]
+    with pytest.raises(ValueError, match="parser.truth judges calls cases, not prose ones"):
+        judge_parser_observation("parser.truth", observation)

@@ -87,7 +87,7 @@ def wrong(content, calls):
     return view(calls) != EXPECTED_CALLS or "".join(content.split()) != "".join(EXPECTED_CONTENT.split())
 
 
-if __name__ == "__main__":
+def main():
     print("text:      ", repr("".join(DELTAS)), "in", len(DELTAS), "deltas")
     print("expected:  ", "calls", EXPECTED_CALLS if not MALFORMED else "(none with object arguments)",
           "content", repr(EXPECTED_CONTENT))
@@ -97,4 +97,8 @@ if __name__ == "__main__":
         failed |= bad
         print(f"{label + ':':12}", "calls", view(calls), "content", repr(content), "<- WRONG" if bad else "")
     print("BUG PRESENT" if failed else "fixed")
-    sys.exit(1 if failed else 0)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
