@@ -28,6 +28,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import streams  # noqa: E402
+from feeding import feed, loads_only, reader  # noqa: E402
 
 from mcs_conformance.targets import BUNDLED_STRATEGIES  # noqa: E402
 from mcs_reference import BaseDriver, LLMStreamBuffer, default_chain  # noqa: E402
@@ -50,49 +51,6 @@ def best_of(repeats: int, run: Callable[[], object]) -> float:
         finally:
             gc.enable()
     return best
-
-
-def feed(texts: list, *, driver: BaseDriver | None = None) -> LLMStreamBuffer:
-    """What a streaming client does: parse each chunk, add it, optionally ask the driver.
-
-    `texts` are JSON texts, or for Bedrock (event type, payload text) pairs: the chunk is
-    then `{event type: payload}`, as boto3 and `sse.iter_chunks` yield it.
-    """
-    loads = json.loads
-    buf = LLMStreamBuffer(default_chain())
-    add = buf.add
-    if driver is not None:
-        read, process = reader(texts), driver.process_llm_response
-        for text in texts:
-            add(read(text))
-            process(buf)
-    elif texts and type(texts[0]) is tuple:  # loops written out: no call between the two
-        for name, text in texts:
-            add({name: loads(text)})
-    else:
-        for text in texts:
-            add(loads(text))
-    buf.close()
-    return buf
-
-
-def reader(texts: list) -> Callable[[object], object]:
-    """The function that turns one of `texts` into its chunk."""
-    if texts and type(texts[0]) is tuple:
-        loads = json.loads
-        return lambda pair: {pair[0]: loads(pair[1])}
-    return json.loads
-
-
-def loads_only(texts: list) -> None:
-    """The floor: `json.loads` of each text (of each payload, for Bedrock)."""
-    loads = json.loads
-    if texts and type(texts[0]) is tuple:
-        for _, text in texts:
-            loads(text)
-    else:
-        for text in texts:
-            loads(text)
 
 
 def floor_costs(wires: list[str], n: int = 5000, rounds: int = 15) -> dict[str, tuple[float, float]]:
