@@ -377,8 +377,34 @@ class BedrockConverseStrategy(ExtractionStrategy):
         if type(chunk) is not dict or len(chunk) != 1:
             raise _bad(f"chunk is a {type(chunk).__name__}"
                        + (f" with keys {list(chunk)[:4]}" if type(chunk) is dict else ""))
+        # The hot path, inline (a call costs more than its checks): a text or toolUse delta
+        # for a live block of its kind, folded as `_delta` folds it once all is known good.
+        # Anything else goes on to `_delta` or to the other events.
+        try:
+            payload = chunk["contentBlockDelta"]
+            index, delta = payload["contentBlockIndex"], payload["delta"]
+            block = acc.by_index[index]
+        except (KeyError, TypeError):  # another event, or not a block that began
+            pass
+        else:
+            if (type(index) is int and type(delta) is dict and len(delta) == 1 and block.live
+                    and not acc.stopped and not acc.ended):
+                use = delta.get("toolUse")
+                if use is not None:
+                    piece = use.get("input") if type(use) is dict else None
+                    if type(piece) is str and block.kind == _TOOL:
+                        if piece:
+                            block.pieces.append(piece)
+                        return ""
+                else:
+                    text = delta.get("text")
+                    if type(text) is str and block.kind in _TAKES["text"]:
+                        block.kind = _TEXT
+                        if text:
+                            block.pieces.append(text)
+                        return text
         [(kind, payload)] = chunk.items()
-        if kind == "contentBlockDelta":  # the hot path
+        if kind == "contentBlockDelta":
             return _delta(acc, _payload(kind, payload))
         if isinstance(kind, str) and kind.endswith("Exception"):
             error = {key: value for key, value in payload.items() if key != "p"} if type(
