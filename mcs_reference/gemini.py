@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._gemini_args import apply_entry, read_entry, render, undo
-from ._json import copy_json
+from ._json import copy_json, one_open
 from .calls import ExtractedCall, ToolCallRecord, call_from_object, nameless_call
 from .errors import MalformedChunk, ProviderError, StreamError
 from .strategy import ExtractionStrategy
@@ -237,8 +237,9 @@ def _commit(cand: _Candidate, candidate: dict, actions: list, shown: list | None
             cand.last_call = item.name
         elif kind == _WHOLE:
             parts.append(copy_json(item))
-            if "functionCall" in item:
-                name = item["functionCall"].get("name")
+            call = item.get("functionCall")  # checked: an object, or null (then no call)
+            if call is not None:
+                name = call.get("name")
                 cand.last_call = name if isinstance(name, str) else None
         else:  # `extra`: is it thought text?
             _add_text(parts, item, extra)
@@ -251,14 +252,13 @@ def _commit(cand: _Candidate, candidate: dict, actions: list, shown: list | None
         cand.open = None
 
 
-def _more_text(acc: _GeminiAcc, candidates: list) -> str | None:
-    """The hot path: fold a record whose one candidate, 0, brings one text part and nothing
-    else, continuing that candidate's last run of answer text; return the text.
-
-    None for any other record, which the general path then checks and folds: this one only
-    changes `acc` once the record is known good, and folds it as the general path would.
-    """
+def _hot_path(acc: _GeminiAcc, chunk: Any) -> str | None:
+    """The commonest record: one candidate, 0, bringing one text part and nothing else that
+    continues the candidate's last run of answer text, folded as the general path folds it;
+    the text. None for any other record, which the general path then checks and folds:
+    this one changes `acc` only once all is known good."""
     try:  # the one candidate, its one part's text, and the run of text it would continue
+        candidates = chunk["candidates"]
         [candidate] = candidates
         content = candidate["content"]
         parts = content["parts"]
@@ -269,7 +269,9 @@ def _more_text(acc: _GeminiAcc, candidates: list) -> str | None:
     except (KeyError, TypeError, ValueError, IndexError):
         return None
     index, role = candidate.get("index"), content.get("role")
-    if not (type(candidate) is dict and len(candidate) == 1 + ("index" in candidate)
+    if not (type(chunk) is dict and "error" not in chunk and "promptFeedback" not in chunk
+            and type(candidates) is list and type(candidate) is dict
+            and len(candidate) == 1 + ("index" in candidate)
             and (index is None or (type(index) is int and index == 0))
             and type(content) is dict and len(content) == 1 + ("role" in content)
             and (role is None or type(role) is str) and type(parts) is list
@@ -282,6 +284,8 @@ def _more_text(acc: _GeminiAcc, candidates: list) -> str | None:
         cand.role = role
     cand.open = None
     last.pieces.append(text)
+    acc.listed = True
+    _fold_top(acc, chunk)
     return text
 
 
@@ -396,13 +400,9 @@ class GeminiStrategy(ExtractionStrategy):
     def accumulate(self, acc: _GeminiAcc, chunk: Any) -> str:
         if type(chunk) is not dict:
             raise _bad(f"chunk is a {type(chunk).__name__}, not a JSON object")
-        candidates = chunk.get("candidates")
-        if type(candidates) is list and "error" not in chunk and "promptFeedback" not in chunk:
-            shown = _more_text(acc, candidates)  # the hot path: most records are text
-            if shown is not None:
-                acc.listed = True
-                _fold_top(acc, chunk)
-                return shown
+        shown = _hot_path(acc, chunk)  # most records only bring more text
+        if shown is not None:
+            return shown
         error = chunk.get("error")
         if error is not None:
             raise ProviderError(error)
@@ -412,6 +412,7 @@ class GeminiStrategy(ExtractionStrategy):
             said = feedback.get("blockReasonMessage")
             raise ProviderError({"status": feedback["blockReason"],
                                  "message": said or str(feedback["blockReason"])})
+        candidates = chunk.get("candidates")
         _check(candidates, (list,), "", "candidates")
         # Check the whole record before changing `acc`: a bad record leaves no trace in it.
         # Only streamed arguments are applied while checking, and taken back on an error.
@@ -461,6 +462,8 @@ class GeminiStrategy(ExtractionStrategy):
 
     def is_done(self, chunk: Any) -> bool:
         """Some candidate of the record has a `finishReason`."""
+        if one_open(chunk, "candidates", "finishReason"):  # the commonest chunk, answered first
+            return False
         candidates = chunk.get("candidates") if type(chunk) is dict else None
         if type(candidates) is list:
             for candidate in candidates:

@@ -602,6 +602,18 @@ def test_a_bad_partial_args_entry_says_what_and_leaves_no_trace(bad_entry, says)
         "s": "open!", "n": 1, "list": [True]}
 
 
+def test_a_part_with_a_null_function_call_is_kept_whole_and_is_no_call():
+    """It once raised AttributeError while folding, with the part already kept."""
+    strategy = GeminiStrategy()
+    acc = strategy.new_accumulator()
+    shown = [strategy.accumulate(acc, chunk) for chunk in
+             (record({"text": "Hi"}), record({"text": " there", "functionCall": None}))]
+    message = strategy.as_message(acc)
+    assert parts_of(message) == [{"text": "Hi"}, {"text": " there", "functionCall": None}]
+    assert shown == ["Hi", ""] and strategy.extract(message) == []
+    assert strategy.forming_name(message) is None is strategy.forming_name_of(acc)
+
+
 def test_a_bad_record_in_a_buffer_names_its_position():
     buf = LLMStreamBuffer(GeminiStrategy())
     buf.add(record({"text": "a"}))
