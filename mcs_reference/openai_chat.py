@@ -116,10 +116,8 @@ class OpenAIChatStrategy(ExtractionStrategy):
         return _Acc()
 
     def accumulate(self, acc: _Acc, chunk: Any) -> str:
-        """Fold one chunk in; return the content text it added to choice 0.
-
-        The whole chunk is checked before `acc` changes: a bad chunk leaves no trace.
-        """
+        """Fold one chunk in, checked whole first (a bad one leaves no trace); return the
+        content text it added to choice 0."""
         shown = _hot_path(acc, chunk)  # nearly every chunk is more content or arguments
         if shown is not None:
             return shown
@@ -136,8 +134,7 @@ class OpenAIChatStrategy(ExtractionStrategy):
                 "chunk has no 'choices' list" if choices is None
                 else f"'choices' must be a list, got {_type_name(choices)}"
             )
-        head = _header(acc, chunk) if acc.header_open else None
-        usage = chunk.get("usage")
+        head, usage = _header(acc, chunk) if acc.header_open else None, chunk.get("usage")
         if usage is not None and type(usage) is not dict:
             raise _bad(f"'usage' must be an object or null, got {_type_name(usage)}")
         _check_choices(acc.choices, choices)
@@ -301,12 +298,9 @@ def _hot_path(acc: _Acc, chunk: Any) -> str | None:
 
 
 def _header(acc: _Acc, chunk: dict) -> dict:
-    """The header to keep, checked: id, created and model from the first chunk that has
-    them non-empty.
-
-    Azure's first chunk has `id: ""`, `model: ""`, `created: 0`; Snowflake never sends
-    more than that, so empty values are kept until better ones come.
-    """
+    """The header to keep, checked: id, created and model from the first chunk that has them
+    non-empty (Azure's first has `id: ""`, `model: ""`, `created: 0`; Snowflake never sends
+    more, so empty values are kept until better ones come)."""
     head = dict(acc.head)
     for key, kinds in (("id", (str,)), ("created", (int, float)), ("model", (str,))):
         value = chunk.get(key)
@@ -321,8 +315,7 @@ def _header(acc: _Acc, chunk: dict) -> dict:
 
 
 def _fold_extras(extras: dict, chunk: dict) -> None:
-    """system_fingerprint and service_tier: the last one sent wins, but a null never
-    replaces a value."""
+    """system_fingerprint and service_tier: the last one sent wins; a null replaces nothing."""
     for key in ("system_fingerprint", "service_tier"):
         if key in chunk:
             value = chunk[key]
@@ -396,8 +389,7 @@ def _check_calls(state: list, deltas: Any) -> None:
     for delta in deltas:
         if type(delta) is not dict:
             raise _bad(f"each tool-call delta must be an object, got {_type_name(delta)}")
-        index = delta.get("index")
-        call_id = delta.get("id")
+        index, call_id = delta.get("index"), delta.get("id")
         if call_id is not None and type(call_id) is not str:
             raise _bad(f"tool-call 'id' must be a string, got {_type_name(call_id)}")
         count, last_id = state
@@ -473,8 +465,7 @@ def _fold_calls(calls: list[_Call], deltas: list) -> None:
     """Merge checked tool-call deltas by `index`; without one (Mistral) continue the last
     call unless the delta brings a new non-empty id. Empty id/name/type never overwrite."""
     for delta in deltas:
-        index = delta.get("index")
-        call_id = delta.get("id")
+        index, call_id = delta.get("index"), delta.get("id")
         if index is None:
             if calls and not (call_id and call_id != calls[-1].id):
                 call = calls[-1]
@@ -494,10 +485,9 @@ def _fold_calls(calls: list[_Call], deltas: list) -> None:
         function = delta.get("function")
         if function is None:
             continue
-        name = function.get("name")
+        name, arguments = function.get("name"), function.get("arguments")
         if name is not None:
             call.name += name
-        arguments = function.get("arguments")
         if arguments:
             call.args.append(arguments)
 
