@@ -1,7 +1,10 @@
 """Synthetic streams for the benchmarks, as JSON texts (what arrives on the wire).
 
 Chunks carry a fixed-size piece of text, so a longer stream means a bigger message and a
-per-chunk cost that stays flat is what linear time looks like.
+per-chunk cost that stays flat is what linear time looks like. Every chunk is the JSON text a
+client parses, except Bedrock's: there the JSON is an event-stream frame's payload and the
+event type comes from a header, so a Bedrock stream is a list of (event type, payload text)
+pairs, which a client turns into the chunk boto3 yields, `{event type: payload}`.
 """
 from __future__ import annotations
 
@@ -73,5 +76,57 @@ def responses(n_chunks: int) -> list[str]:
     return [json.dumps(e) for e in events]
 
 
+def _prose(n_chunks: int) -> list[str]:
+    """n_chunks pieces of prose of PIECE characters each."""
+    line = ("lorem ipsum dolor sit amet " * (PIECE // 27 + 1))[:PIECE - 1] + "\n"
+    return [line] * n_chunks
+
+
+def gemini(n_chunks: int) -> list[str]:
+    """Text records of PIECE characters, each with the usage, model version and response id
+    every live record carries; the last one brings the finish reason."""
+    records = []
+    for number, piece in enumerate(_prose(n_chunks)):
+        candidate = {"content": {"parts": [{"text": piece}], "role": "model"}, "index": 0}
+        if number == n_chunks - 1:
+            candidate["finishReason"] = "STOP"
+        records.append({"candidates": [candidate],
+                        "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 20 * number,
+                                          "totalTokenCount": 9 + 20 * number,
+                                          "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 9}]},
+                        "modelVersion": "gemini-2.5-flash", "responseId": "dX6LadKVC7SZ28oPr9yJoQs"})
+    return [json.dumps(r) for r in records]
+
+
+def bedrock(n_chunks: int) -> list[tuple[str, str]]:
+    """A toolUse block whose input arrives in n_chunks deltas: (event type, payload text)
+    pairs, as the frames of converse-stream carry them (without the random padding `p` of
+    live payloads, which would only make the floor heavier)."""
+    events = [("messageStart", {"role": "assistant"}),
+              ("contentBlockStart", {"contentBlockIndex": 0,
+                                     "start": {"toolUse": {"toolUseId": "tooluse_1", "name": "write_file"}}})]
+    events += [("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"toolUse": {"input": p}}})
+               for p in _argument_text(n_chunks)]
+    events += [("contentBlockStop", {"contentBlockIndex": 0}),
+               ("messageStop", {"stopReason": "tool_use"}),
+               ("metadata", {"usage": {"inputTokens": 5, "outputTokens": 9, "totalTokens": 14},
+                             "metrics": {"latencyMs": 100}})]
+    return [(name, json.dumps(payload)) for name, payload in events]
+
+
+def ollama(n_chunks: int) -> list[str]:
+    """Content chunks of PIECE characters (Ollama sends calls whole, so text is its stream),
+    then the done:true chunk with its counters."""
+    base = {"model": "qwen3", "created_at": "2025-05-27T22:54:57.641643Z"}
+    chunks = [{**base, "message": {"role": "assistant", "content": p}, "done": False}
+              for p in _prose(n_chunks)]
+    chunks.append({**base, "message": {"role": "assistant", "content": ""}, "done": True,
+                   "done_reason": "stop", "total_duration": 1, "load_duration": 1,
+                   "prompt_eval_count": 5, "eval_count": n_chunks})
+    return [json.dumps(c) for c in chunks]
+
+
 WIRES = {"openai-chat": openai_chat, "anthropic-messages": anthropic, "openai-responses": responses,
+         "gemini": gemini, "bedrock-converse": bedrock, "ollama-chat": ollama,
          "text (JSON codec)": openai_chat_text}
+FRAMED = frozenset({"bedrock-converse"})  # (event type, payload text) pairs, not JSON texts

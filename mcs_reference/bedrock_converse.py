@@ -293,6 +293,37 @@ def _delta(acc: _ConverseAcc, payload: dict) -> str:
     return ""
 
 
+def _hot_path(acc: _ConverseAcc, chunk: Any) -> str | None:
+    """The commonest event: a text or toolUse delta for a live block of its kind, folded as
+    `_delta` folds it; the text shown. None for any other event, which the general path
+    then checks and folds: this one changes the block only once all is known good."""
+    try:
+        payload = chunk["contentBlockDelta"]
+        index, delta = payload["contentBlockIndex"], payload["delta"]
+        block = acc.by_index[index]
+    except (KeyError, TypeError):  # another event, or not a block that began
+        return None
+    if not (type(chunk) is dict and len(chunk) == 1 and type(index) is int
+            and type(delta) is dict and len(delta) == 1 and block.live
+            and not acc.stopped and not acc.ended):
+        return None
+    use = delta.get("toolUse")
+    if use is not None:
+        piece = use.get("input") if type(use) is dict else None
+        if type(piece) is not str or block.kind != _TOOL:
+            return None
+        if piece:
+            block.pieces.append(piece)
+        return ""
+    text = delta.get("text")
+    if type(text) is not str or block.kind not in _TAKES["text"]:
+        return None
+    block.kind = _TEXT
+    if text:
+        block.pieces.append(text)
+    return text
+
+
 def _stop(acc: _ConverseAcc, payload: dict) -> None:
     _open_to_blocks(acc, "contentBlockStop")
     index = _index(payload, "contentBlockStop")
@@ -374,11 +405,14 @@ class BedrockConverseStrategy(ExtractionStrategy):
         return _ConverseAcc()
 
     def accumulate(self, acc: _ConverseAcc, chunk: Any) -> str:
+        shown = _hot_path(acc, chunk)  # nearly every event is a text or toolUse delta
+        if shown is not None:
+            return shown
         if type(chunk) is not dict or len(chunk) != 1:
             raise _bad(f"chunk is a {type(chunk).__name__}"
                        + (f" with keys {list(chunk)[:4]}" if type(chunk) is dict else ""))
         [(kind, payload)] = chunk.items()
-        if kind == "contentBlockDelta":  # the hot path
+        if kind == "contentBlockDelta":
             return _delta(acc, _payload(kind, payload))
         if isinstance(kind, str) and kind.endswith("Exception"):
             error = {key: value for key, value in payload.items() if key != "p"} if type(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._gemini_args import apply_entry, read_entry, render, undo
-from ._json import copy_json
+from ._json import copy_json, one_open
 from .calls import ExtractedCall, ToolCallRecord, call_from_object, nameless_call
 from .errors import MalformedChunk, ProviderError, StreamError
 from .strategy import ExtractionStrategy
@@ -100,9 +100,11 @@ def _bad(what: str, expected: str = _CHUNK) -> MalformedChunk:
     return MalformedChunk(what, expected=expected)
 
 
-def _check(value: Any, kinds: tuple, label: str, expected: str = _CHUNK) -> None:
+def _check(value: Any, kinds: tuple, where: str, field: str, expected: str = _CHUNK) -> None:
+    """`value` (at `where` + `field`) is None or of one of `kinds`; the label is written
+    only for an error, as this runs several times per record."""
     if value is not None and type(value) not in kinds:
-        raise _bad(f"{label} is a {type(value).__name__}", expected)
+        raise _bad(f"{where}{field} is a {type(value).__name__}", expected)
 
 
 def _plan_call(part: dict, where: str, open_call: _Call | None, actions: list,
@@ -111,10 +113,10 @@ def _plan_call(part: dict, where: str, open_call: _Call | None, actions: list,
     call = part["functionCall"]
     name, call_id = call.get("name"), call.get("id")
     more, entries = call.get("willContinue"), call.get("partialArgs")
-    _check(name, (str,), f"{where}.functionCall.name", _CALL)
-    _check(call_id, (str,), f"{where}.functionCall.id", _CALL)
-    _check(more, (bool,), f"{where}.functionCall.willContinue", _CALL)
-    _check(entries, (list,), f"{where}.functionCall.partialArgs", _CALL)
+    _check(name, (str,), where, ".functionCall.name", _CALL)
+    _check(call_id, (str,), where, ".functionCall.id", _CALL)
+    _check(more, (bool,), where, ".functionCall.willContinue", _CALL)
+    _check(entries, (list,), where, ".functionCall.partialArgs", _CALL)
     read = [read_entry(entry) for entry in entries or ()]
     if name is not None:
         if more is not True and entries is None:  # a whole call
@@ -150,7 +152,7 @@ def _plan_parts(parts: list, where: str, open_call: _Call | None, actions: list,
         at = f"{where}.parts[{number}]"
         if type(part) is not dict:
             raise _bad(f"{at} is a {type(part).__name__}", _PART)
-        _check(part.get("thoughtSignature"), (str,), f"{at}.thoughtSignature", _PART)
+        _check(part.get("thoughtSignature"), (str,), at, ".thoughtSignature", _PART)
         call = part.get("functionCall")
         if call is not None:
             if type(call) is not dict:
@@ -158,7 +160,7 @@ def _plan_parts(parts: list, where: str, open_call: _Call | None, actions: list,
             open_call = _plan_call(part, at, open_call, actions, log)
         elif "text" in part and _PAYLOADS.isdisjoint(part):
             text, thought = part["text"], part.get("thought")
-            _check(thought, (bool,), f"{at}.thought", _PART)
+            _check(thought, (bool,), at, ".thought", _PART)
             if type(text) is not str:
                 raise _bad(f"{at}.text is a {type(text).__name__}", _PART)
             if text or len(part) > 1 + ("thought" in part):  # else an empty part: dropped
@@ -180,8 +182,8 @@ def _plan(acc: _GeminiAcc, candidate: Any, where: str, opens: dict, log: list) -
     elif type(index) is not int or index < 0:
         raise _bad(f"{where}.index is {index!r}", "a candidate index: an int from 0")
     reason, message = candidate.get("finishReason"), candidate.get("finishMessage")
-    _check(reason, (str,), f"{where}.finishReason")
-    _check(message, (str,), f"{where}.finishMessage")
+    _check(reason, (str,), where, ".finishReason")
+    _check(message, (str,), where, ".finishMessage")
     if reason is not None and reason not in _ENDED and reason not in _CALL_FAILED:
         raise ProviderError({"status": reason, "message": message or reason})
     content = candidate.get("content")
@@ -189,9 +191,9 @@ def _plan(acc: _GeminiAcc, candidate: Any, where: str, opens: dict, log: list) -
     if content is not None:
         if type(content) is not dict:
             raise _bad(f"{where}.content is a {type(content).__name__}")
-        _check(content.get("role"), (str,), f"{where}.content.role")
+        _check(content.get("role"), (str,), where, ".content.role")
         parts = content.get("parts")
-        _check(parts, (list,), f"{where}.content.parts")
+        _check(parts, (list,), where, ".content.parts")
         if parts:
             if index in opens:
                 open_call = opens[index]
@@ -235,8 +237,9 @@ def _commit(cand: _Candidate, candidate: dict, actions: list, shown: list | None
             cand.last_call = item.name
         elif kind == _WHOLE:
             parts.append(copy_json(item))
-            if "functionCall" in item:
-                name = item["functionCall"].get("name")
+            call = item.get("functionCall")  # checked: an object, or null (then no call)
+            if call is not None:
+                name = call.get("name")
                 cand.last_call = name if isinstance(name, str) else None
         else:  # `extra`: is it thought text?
             _add_text(parts, item, extra)
@@ -247,6 +250,51 @@ def _commit(cand: _Candidate, candidate: dict, actions: list, shown: list | None
             cand.fields[key] = value
     if candidate.get("finishReason") is not None:
         cand.open = None
+
+
+def _hot_path(acc: _GeminiAcc, chunk: Any) -> str | None:
+    """The commonest record: one candidate, 0, bringing one text part and nothing else that
+    continues the candidate's last run of answer text, folded as the general path folds it;
+    the text. None for any other record, which the general path then checks and folds:
+    this one changes `acc` only once all is known good."""
+    try:  # the one candidate, its one part's text, and the run of text it would continue
+        candidates = chunk["candidates"]
+        [candidate] = candidates
+        content = candidate["content"]
+        parts = content["parts"]
+        [part] = parts
+        text = part["text"]
+        cand = acc.candidates[0]
+        last = cand.parts[-1]
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    index, role = candidate.get("index"), content.get("role")
+    if not (type(chunk) is dict and "error" not in chunk and "promptFeedback" not in chunk
+            and type(candidates) is list and type(candidate) is dict
+            and len(candidate) == 1 + ("index" in candidate)
+            and (index is None or (type(index) is int and index == 0))
+            and type(content) is dict and len(content) == 1 + ("role" in content)
+            and (role is None or type(role) is str) and type(parts) is list
+            and type(part) is dict and len(part) == 1 and type(text) is str and text
+            and type(last) is _Text and not last.signed and not last.thought):
+        return None
+    if index is not None:
+        cand.given = True
+    if role is not None:
+        cand.role = role
+    cand.open = None
+    last.pieces.append(text)
+    acc.listed = True
+    _fold_top(acc, chunk)
+    return text
+
+
+def _fold_top(acc: _GeminiAcc, chunk: dict) -> None:
+    """The record's own fields but its candidates (usage, model version...): last non-null wins."""
+    top = acc.top
+    for key, value in chunk.items():
+        if value is not None and key != "candidates":
+            top[key] = value
 
 
 def _add_text(parts: list, part: dict, thought: bool) -> None:
@@ -352,17 +400,20 @@ class GeminiStrategy(ExtractionStrategy):
     def accumulate(self, acc: _GeminiAcc, chunk: Any) -> str:
         if type(chunk) is not dict:
             raise _bad(f"chunk is a {type(chunk).__name__}, not a JSON object")
+        shown = _hot_path(acc, chunk)  # most records only bring more text
+        if shown is not None:
+            return shown
         error = chunk.get("error")
         if error is not None:
             raise ProviderError(error)
         feedback = chunk.get("promptFeedback")
-        _check(feedback, (dict,), "promptFeedback")
+        _check(feedback, (dict,), "", "promptFeedback")
         if feedback and feedback.get("blockReason") is not None:
             said = feedback.get("blockReasonMessage")
             raise ProviderError({"status": feedback["blockReason"],
                                  "message": said or str(feedback["blockReason"])})
         candidates = chunk.get("candidates")
-        _check(candidates, (list,), "candidates")
+        _check(candidates, (list,), "", "candidates")
         # Check the whole record before changing `acc`: a bad record leaves no trace in it.
         # Only streamed arguments are applied while checking, and taken back on an error.
         plans, log, opens = [], [], {}
@@ -380,9 +431,7 @@ class GeminiStrategy(ExtractionStrategy):
             _commit(cand, candidate, actions, shown if index == 0 else None)
         if candidates is not None:
             acc.listed = True
-        for key, value in chunk.items():
-            if value is not None and key != "candidates":
-                acc.top[key] = value
+        _fold_top(acc, chunk)
         return "".join(shown)
 
     def as_message(self, acc: _GeminiAcc) -> dict:
@@ -413,9 +462,14 @@ class GeminiStrategy(ExtractionStrategy):
 
     def is_done(self, chunk: Any) -> bool:
         """Some candidate of the record has a `finishReason`."""
+        if one_open(chunk, "candidates", "finishReason"):  # the commonest chunk, answered first
+            return False
         candidates = chunk.get("candidates") if type(chunk) is dict else None
-        return type(candidates) is list and any(
-            type(c) is dict and c.get("finishReason") is not None for c in candidates)
+        if type(candidates) is list:
+            for candidate in candidates:
+                if type(candidate) is dict and candidate.get("finishReason") is not None:
+                    return True
+        return False
 
     # -- reading -----------------------------------------------------------------------
     def extract(self, message: Any) -> list[ExtractedCall]:

@@ -67,6 +67,32 @@ def _not_strings(*values: Any) -> MalformedChunk:
     return _bad("a field is not a string")  # unreachable: the caller saw one
 
 
+def _hot_path(acc: _OllamaAcc, chunk: Any) -> str | None:
+    """The commonest chunk: done:false, its message a role and content and nothing else,
+    folded as the general path folds it; the content. None for any other chunk, which the
+    general path then checks and folds: this one changes `acc` only once all is known good."""
+    try:
+        message = chunk["message"]
+        content, role = message["content"], message["role"]
+    except (KeyError, TypeError):
+        return None
+    model, created = chunk.get("model"), chunk.get("created_at")
+    if not (type(chunk) is dict and chunk.get("done") is False and chunk.get("error") is None
+            and acc.final is None and type(message) is dict and len(message) == 2
+            and type(content) is str and type(role) is str
+            and (model is None or type(model) is str)
+            and (created is None or type(created) is str)):
+        return None
+    if model is not None:
+        acc.model = model
+    if created is not None:
+        acc.created_at = created
+    acc.role = role
+    if content:
+        acc.content.append(content)
+    return content
+
+
 def _message_of(body: Any) -> dict:
     message = body.get("message") if isinstance(body, dict) else None
     if not isinstance(message, dict):
@@ -109,6 +135,9 @@ class OllamaChatStrategy(ExtractionStrategy):
         return _OllamaAcc()
 
     def accumulate(self, acc: _OllamaAcc, chunk: Any) -> str:
+        shown = _hot_path(acc, chunk)  # nearly every chunk is more content
+        if shown is not None:
+            return shown
         if not isinstance(chunk, dict):
             raise _bad(f"chunk is a {type(chunk).__name__}, not a JSON object")
         error = chunk.get("error")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._json import copy_json
+from ._json import copy_json, one_open
 from .calls import ExtractedCall, ToolCallRecord, call_from_object
 from .errors import MalformedChunk, ProviderError
 from .strategy import ExtractionStrategy
@@ -116,7 +116,11 @@ class OpenAIChatStrategy(ExtractionStrategy):
         return _Acc()
 
     def accumulate(self, acc: _Acc, chunk: Any) -> str:
-        """Fold one chunk in; return the content text it added to choice 0."""
+        """Fold one chunk in, checked whole first (a bad one leaves no trace); return the
+        content text it added to choice 0."""
+        shown = _hot_path(acc, chunk)  # nearly every chunk is more content or arguments
+        if shown is not None:
+            return shown
         if not isinstance(chunk, dict):
             if chunk == "[DONE]":
                 return ""
@@ -130,107 +134,28 @@ class OpenAIChatStrategy(ExtractionStrategy):
                 "chunk has no 'choices' list" if choices is None
                 else f"'choices' must be a list, got {_type_name(choices)}"
             )
-        if acc.header_open:
-            self._read_header(acc, chunk)
-        usage = chunk.get("usage")
+        head, usage = _header(acc, chunk) if acc.header_open else None, chunk.get("usage")
+        if usage is not None and type(usage) is not dict:
+            raise _bad(f"'usage' must be an object or null, got {_type_name(usage)}")
+        _check_choices(acc.choices, choices)
+        # Commit: nothing below can fail.
+        if head is not None:
+            acc.head = head
+            acc.header_open = not (head["id"] and head["created"] and head["model"])
         if usage is not None:
-            if type(usage) is not dict:
-                raise _bad(f"'usage' must be an object or null, got {_type_name(usage)}")
             acc.usage = usage
-        extras = acc.extras
-        for key in ("system_fingerprint", "service_tier"):
-            if key in chunk:
-                value = chunk[key]
-                if value is not None or key not in extras:
-                    extras[key] = value
+        _fold_extras(acc.extras, chunk)
         if not choices:
             for key in ("moderation", "prompt_filter_results"):
                 if chunk.get(key) is not None:
-                    extras[key] = chunk[key]
+                    acc.extras[key] = chunk[key]
             return ""
-        shown = ""
-        slots = acc.choices
-        for choice in choices:
-            if type(choice) is not dict:
-                raise _bad(f"each choice must be an object, got {_type_name(choice)}")
-            i = choice.get("index")
-            if type(i) is int and 0 <= i < len(slots):
-                slot = slots[i]
-            elif type(i) is int and i == len(slots):
-                slot = _Choice()
-                slots.append(slot)
-            else:
-                raise _bad(
-                    f"choice index {i!r} is not the index of a choice so far or the next one",
-                    f"an int from 0 to {len(slots)}",
-                )
-            delta = choice.get("delta")
-            if delta:
-                if type(delta) is not dict:
-                    raise _bad(f"'delta' must be an object, got {_type_name(delta)}")
-                texts = slot.texts
-                for key, value in delta.items():
-                    if type(value) is str:
-                        if key in _NOT_TEXT:
-                            if key == "role":
-                                continue
-                            raise _bad(f"delta '{key}' must be a list, got str")
-                        parts = texts.get(key)
-                        if parts is None:
-                            texts[key] = [value]
-                        else:
-                            parts.append(value)
-                        if key == "content" and i == 0:
-                            shown += value
-                    elif value is None:
-                        continue
-                    elif key == "tool_calls":
-                        _fold_calls(slot.calls, value)
-                    elif key == "annotations":
-                        if type(value) is not list:
-                            raise _bad(f"'annotations' must be a list, got {_type_name(value)}")
-                        slot.annotations.extend(value)
-                    elif key in _STRING_FIELDS:
-                        raise _bad(
-                            f"delta '{key}' must be a string or null, got {_type_name(value)}"
-                        )
-                    # other non-string vendor fields (Mistral's stray `index`, OpenRouter's
-                    # `reasoning_details`) are not part of the assembled message
-            elif delta is not None and type(delta) is not dict:
-                raise _bad(f"'delta' must be an object, got {_type_name(delta)}")
-            reason = choice.get("finish_reason")
-            if reason is not None:
-                if type(reason) is not str:
-                    raise _bad(
-                        f"'finish_reason' must be a string or null, got {_type_name(reason)}"
-                    )
-                slot.finish_reason = reason
-            logprobs = choice.get("logprobs")
-            if logprobs is not None:
-                _fold_logprobs(slot, logprobs)
-        return shown
-
-    @staticmethod
-    def _read_header(acc: _Acc, chunk: dict) -> None:
-        """Take id, created and model from the first chunk that has them non-empty.
-
-        Azure's first chunk has `id: ""`, `model: ""`, `created: 0`; Snowflake never sends
-        more than that, so empty values are kept until better ones come.
-        """
-        head = acc.head
-        for key, kinds in (("id", (str,)), ("created", (int, float)), ("model", (str,))):
-            value = chunk.get(key)
-            if value is None:
-                continue
-            if type(value) not in kinds:
-                expected = " or ".join(kind.__name__ for kind in kinds)
-                raise _bad(f"'{key}' must be {expected}, got {_type_name(value)}")
-            if not head[key]:
-                head[key] = value
-        acc.header_open = not (head["id"] and head["created"] and head["model"])
+        return _fold_choices(acc.choices, choices)
 
     def is_done(self, chunk: Any) -> bool:
         """True on a chunk where any choice carries a `finish_reason`, or on `[DONE]`."""
+        if one_open(chunk, "choices", "finish_reason"):  # the commonest chunk, answered first
+            return False
         if not isinstance(chunk, dict):
             return chunk == "[DONE]" if isinstance(chunk, str) else False
         choices = chunk.get("choices")
@@ -327,74 +252,254 @@ class OpenAIChatStrategy(ExtractionStrategy):
 
 
 # ---------------------------------------------------------------------- chunk helpers
-def _fold_calls(calls: list[_Call], deltas: Any) -> None:
-    """Merge tool-call deltas by `index`; without one (Mistral) continue the last call
-    unless the delta brings a new non-empty id. Empty id/name/type never overwrite."""
+def _hot_path(acc: _Acc, chunk: Any) -> str | None:
+    """The commonest chunk: one choice whose delta is only more content, or only the next
+    arguments of a call that began, folded as the general path folds it; the content shown
+    ("" for arguments). None for any other chunk, which the general path then checks and
+    folds: this one changes `acc` only once all is known good."""
+    try:  # the one choice, its slot and its delta
+        choices = chunk["choices"]
+        [choice] = choices
+        i, delta = choice["index"], choice["delta"]
+        slot = acc.choices[i]
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if not (type(chunk) is dict and type(choices) is list and type(choice) is dict
+            and type(i) is int and i >= 0 and type(delta) is dict and len(delta) == 1
+            and not acc.header_open and chunk.get("error") is None
+            and chunk.get("usage") is None and choice.get("finish_reason") is None
+            and choice.get("logprobs") is None):
+        return None
+    piece = delta.get("content")
+    if type(piece) is str:  # more content: the general path opens the list of the first
+        pieces = slot.texts.get("content")
+        if pieces is None:
+            return None
+        shown = piece if i == 0 else ""
+    else:  # the next arguments of a call: {"index": N, "function": {"arguments": "..."}}
+        try:
+            calls = delta["tool_calls"]
+            [entry] = calls
+            at, function = entry["index"], entry["function"]
+            piece = function["arguments"]
+            pieces = slot.calls[at].args
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+        if not (type(calls) is list and type(entry) is dict and len(entry) == 2
+                and type(at) is int and at >= 0 and type(function) is dict
+                and len(function) == 1 and type(piece) is str):
+            return None
+        shown = ""
+    if "system_fingerprint" in chunk or "service_tier" in chunk:
+        _fold_extras(acc.extras, chunk)
+    if piece:
+        pieces.append(piece)
+    return shown
+
+
+def _header(acc: _Acc, chunk: dict) -> dict:
+    """The header to keep, checked: id, created and model from the first chunk that has them
+    non-empty (Azure's first has `id: ""`, `model: ""`, `created: 0`; Snowflake never sends
+    more, so empty values are kept until better ones come)."""
+    head = dict(acc.head)
+    for key, kinds in (("id", (str,)), ("created", (int, float)), ("model", (str,))):
+        value = chunk.get(key)
+        if value is None:
+            continue
+        if type(value) not in kinds:
+            expected = " or ".join(kind.__name__ for kind in kinds)
+            raise _bad(f"'{key}' must be {expected}, got {_type_name(value)}")
+        if not head[key]:
+            head[key] = value
+    return head
+
+
+def _fold_extras(extras: dict, chunk: dict) -> None:
+    """system_fingerprint and service_tier: the last one sent wins; a null replaces nothing."""
+    for key in ("system_fingerprint", "service_tier"):
+        if key in chunk:
+            value = chunk[key]
+            if value is not None or key not in extras:
+                extras[key] = value
+
+
+def _check_choices(slots: list[_Choice], choices: list) -> None:
+    """Raise for the first thing in `choices` that `_fold_choices` cannot take, in the order
+    it would meet it. The choices and calls the chunk itself opens are counted as it goes."""
+    count = len(slots)
+    calls: dict[int, list] = {}  # choice index -> [its calls, the last one's id] so far
+    for choice in choices:
+        if type(choice) is not dict:
+            raise _bad(f"each choice must be an object, got {_type_name(choice)}")
+        i = choice.get("index")
+        if type(i) is not int or not 0 <= i <= count:
+            raise _bad(
+                f"choice index {i!r} is not the index of a choice so far or the next one",
+                f"an int from 0 to {count}",
+            )
+        if i == count:
+            count += 1
+        delta = choice.get("delta")
+        if delta:
+            if type(delta) is not dict:
+                raise _bad(f"'delta' must be an object, got {_type_name(delta)}")
+            for key, value in delta.items():
+                if type(value) is str:
+                    if key in _NOT_TEXT and key != "role":
+                        raise _bad(f"delta '{key}' must be a list, got str")
+                elif value is None:
+                    continue
+                elif key == "tool_calls":
+                    state = calls.get(i)
+                    if state is None:
+                        known = slots[i].calls if i < len(slots) else []
+                        state = calls[i] = [len(known), known[-1].id if known else None]
+                    _check_calls(state, value)
+                elif key == "annotations":
+                    if type(value) is not list:
+                        raise _bad(f"'annotations' must be a list, got {_type_name(value)}")
+                elif key in _STRING_FIELDS:
+                    raise _bad(
+                        f"delta '{key}' must be a string or null, got {_type_name(value)}"
+                    )
+                # other non-string vendor fields (Mistral's stray `index`, OpenRouter's
+                # `reasoning_details`) are not part of the assembled message
+        elif delta is not None and type(delta) is not dict:
+            raise _bad(f"'delta' must be an object, got {_type_name(delta)}")
+        reason = choice.get("finish_reason")
+        if reason is not None and type(reason) is not str:
+            raise _bad(f"'finish_reason' must be a string or null, got {_type_name(reason)}")
+        logprobs = choice.get("logprobs")
+        if logprobs is not None:
+            if type(logprobs) is not dict:
+                raise _bad(f"'logprobs' must be an object or null, got {_type_name(logprobs)}")
+            for key in ("content", "refusal"):
+                tokens = logprobs.get(key)
+                if tokens is not None and type(tokens) is not list:
+                    raise _bad(
+                        f"'logprobs.{key}' must be a list or null, got {_type_name(tokens)}"
+                    )
+
+
+def _check_calls(state: list, deltas: Any) -> None:
+    """Raise for the first tool-call delta `_fold_calls` cannot take; `state` holds how many
+    calls the choice has and the last one's id, kept as `_fold_calls` will leave them."""
     if type(deltas) is not list:
         raise _bad(f"'tool_calls' must be a list or null, got {_type_name(deltas)}")
     for delta in deltas:
         if type(delta) is not dict:
             raise _bad(f"each tool-call delta must be an object, got {_type_name(delta)}")
-        index = delta.get("index")
-        call_id = delta.get("id")
+        index, call_id = delta.get("index"), delta.get("id")
         if call_id is not None and type(call_id) is not str:
             raise _bad(f"tool-call 'id' must be a string, got {_type_name(call_id)}")
+        count, last_id = state
         if index is None:
-            if calls and not (call_id and call_id != calls[-1].id):
-                call = calls[-1]
-            else:
-                call = _Call()
-                calls.append(call)
-        elif type(index) is int and 0 <= index < len(calls):
-            call = calls[index]
-        elif type(index) is int and index == len(calls):
-            call = _Call()
-            calls.append(call)
+            if not count or (call_id and call_id != last_id):  # a new call
+                state[:] = [count + 1, call_id or None]
+        elif type(index) is int and 0 <= index <= count:
+            if index == count:  # a new call
+                state[:] = [count + 1, call_id or None]
+            elif index == count - 1 and call_id and not last_id:
+                state[1] = call_id
         else:
             raise _bad(
                 f"tool-call index {index!r} is not the index of a call so far or the next one",
-                f"an int from 0 to {len(calls)}",
+                f"an int from 0 to {count}",
             )
-        if call_id and not call.id:
-            call.id = call_id
         kind = delta.get("type")
-        if kind is not None:
-            if type(kind) is not str:
-                raise _bad(f"tool-call 'type' must be a string, got {_type_name(kind)}")
-            if kind:
-                call.type = kind
+        if kind is not None and type(kind) is not str:
+            raise _bad(f"tool-call 'type' must be a string, got {_type_name(kind)}")
         function = delta.get("function")
         if function is None:
             continue
         if type(function) is not dict:
             raise _bad(f"tool-call 'function' must be an object, got {_type_name(function)}")
         name = function.get("name")
-        if name is not None:
-            if type(name) is not str:
-                raise _bad(f"function 'name' must be a string, got {_type_name(name)}")
-            call.name += name
+        if name is not None and type(name) is not str:
+            raise _bad(f"function 'name' must be a string, got {_type_name(name)}")
         arguments = function.get("arguments")
-        if arguments is not None:
-            if type(arguments) is not str:
-                raise _bad(
-                    f"function 'arguments' must be a string fragment, got {_type_name(arguments)}"
-                )
-            if arguments:
-                call.args.append(arguments)
+        if arguments is not None and type(arguments) is not str:
+            raise _bad(
+                f"function 'arguments' must be a string fragment, got {_type_name(arguments)}"
+            )
 
 
-def _fold_logprobs(slot: _Choice, logprobs: Any) -> None:
+def _fold_choices(slots: list[_Choice], choices: list) -> str:
+    """Fold checked choices in (`_check_choices`); return the content added to choice 0."""
+    shown = ""
+    for choice in choices:
+        i = choice["index"]
+        if i == len(slots):
+            slots.append(_Choice())
+        slot = slots[i]
+        delta = choice.get("delta")
+        if delta:
+            texts = slot.texts
+            for key, value in delta.items():
+                if type(value) is str:
+                    if key == "role":
+                        continue
+                    parts = texts.get(key)
+                    if parts is None:
+                        texts[key] = [value]
+                    else:
+                        parts.append(value)
+                    if key == "content" and i == 0:
+                        shown += value
+                elif value is None:
+                    continue
+                elif key == "tool_calls":
+                    _fold_calls(slot.calls, value)
+                elif key == "annotations":
+                    slot.annotations.extend(value)
+        reason = choice.get("finish_reason")
+        if reason is not None:
+            slot.finish_reason = reason
+        logprobs = choice.get("logprobs")
+        if logprobs is not None:
+            _fold_logprobs(slot, logprobs)
+    return shown
+
+
+def _fold_calls(calls: list[_Call], deltas: list) -> None:
+    """Merge checked tool-call deltas by `index`; without one (Mistral) continue the last
+    call unless the delta brings a new non-empty id. Empty id/name/type never overwrite."""
+    for delta in deltas:
+        index, call_id = delta.get("index"), delta.get("id")
+        if index is None:
+            if calls and not (call_id and call_id != calls[-1].id):
+                call = calls[-1]
+            else:
+                call = _Call()
+                calls.append(call)
+        elif index == len(calls):
+            call = _Call()
+            calls.append(call)
+        else:
+            call = calls[index]
+        if call_id and not call.id:
+            call.id = call_id
+        kind = delta.get("type")
+        if kind:
+            call.type = kind
+        function = delta.get("function")
+        if function is None:
+            continue
+        name, arguments = function.get("name"), function.get("arguments")
+        if name is not None:
+            call.name += name
+        if arguments:
+            call.args.append(arguments)
+
+
+def _fold_logprobs(slot: _Choice, logprobs: dict) -> None:
     """Concatenate the token lists of `logprobs.content` / `.refusal`, as the SDK does."""
-    if type(logprobs) is not dict:
-        raise _bad(f"'logprobs' must be an object or null, got {_type_name(logprobs)}")
     if slot.logprobs is None:
         slot.logprobs = {"content": None, "refusal": None}
     for key in ("content", "refusal"):
         tokens = logprobs.get(key)
         if tokens is None:
             continue
-        if type(tokens) is not list:
-            raise _bad(f"'logprobs.{key}' must be a list or null, got {_type_name(tokens)}")
         if slot.logprobs[key] is None:
             slot.logprobs[key] = []
         slot.logprobs[key].extend(tokens)

@@ -39,3 +39,21 @@ def test_growth_measure_catches_a_rescan_per_chunk(monkeypatch):
 def test_benchmark_streams_are_valid_streams(wire):
     buf = bench.feed(streams.WIRES[wire](50))
     assert buf.is_done() and buf.as_dict()
+
+
+def test_the_floor_table_holds_each_wire_to_its_target(monkeypatch):
+    """OpenAI Chat is held to 1.45, every other wire to 1.5 (timings stubbed: no timing here)."""
+    ratios = {wire: 1.47 for wire in streams.WIRES}
+    monkeypatch.setattr(bench, "floor_costs",
+                        lambda wires: {wire: (1.0, ratios[wire]) for wire in wires})
+    lines, ok = bench.floor_rows()
+    rows = {line.split(" | ")[0].strip("| "): line for line in lines[2:]}
+    assert set(rows) == set(streams.WIRES) and not ok
+    assert rows["openai-chat"].endswith("| <= 1.45 | NO |")
+    assert all(rows[wire].endswith("| <= 1.5 | yes |") for wire in rows if wire != "openai-chat")
+
+
+def test_the_floor_costs_are_measured_for_every_wire():
+    costs = bench.floor_costs(list(streams.WIRES), n=20, rounds=1)
+    assert set(costs) == set(streams.WIRES)
+    assert all(0 < floor and 0 < ours for floor, ours in costs.values())

@@ -406,6 +406,11 @@ def test_recognizes_never_raises():
     (delta(5), "has keys []"),
     (delta(5, audio={}), "has keys ['audio']"),
     (delta(0, toolUse={"input": 3}), "no string 'input'"),
+    (delta(0, toolUse="x"), "no string 'input'"),
+    (delta(0, toolUse={"input": "x"}, text="y"), "has keys"),
+    (delta(False, toolUse={"input": "x"}), "contentBlockIndex is False"),
+    (delta(0.0, toolUse={"input": "x"}), "contentBlockIndex is 0.0"),
+    ({"contentBlockDelta": {"contentBlockIndex": 0, "delta": []}}, "delta is a list"),
     (delta(5, reasoningContent={"text": "a", "signature": "b"}), "has keys"),
     (delta(5, reasoningContent={"signature": None}), "signature is a NoneType"),
     (delta(0, toolResult={"text": "x"}), "toolResult is not a list"),
@@ -442,6 +447,8 @@ def test_a_malformed_event_says_what_and_leaves_no_trace(bad, says):
     ([delta(3, text="x"), delta(2, text="y")], "a text delta for block 2, a toolUse"),
     ([delta(4, text="x"), tool_start(3, "f", "t")], "opens block 3 after block 4"),
     ([TAIL[0], delta(3, text="x")], "contentBlockDelta after messageStop"),
+    ([TAIL[0], delta(2, toolUse={"input": "{}"})], "contentBlockDelta after messageStop"),
+    ([TAIL[1], delta(1, text="x")], "contentBlockDelta after metadata"),
     ([TAIL[1], stop(2)], "contentBlockStop after metadata"),
 ])
 def test_events_out_of_order_are_refused(events, says):
@@ -450,8 +457,10 @@ def test_events_out_of_order_are_refused(events, says):
     acc = S.new_accumulator()
     for chunk in chunks + events[:-1]:
         S.accumulate(acc, chunk)
+    before = S.as_message(acc)
     with pytest.raises(EventOutOfOrder, match=says):
         S.accumulate(acc, events[-1])
+    assert S.as_message(acc) == before
 
 
 def test_a_stream_without_message_start_and_metadata_before_message_stop():

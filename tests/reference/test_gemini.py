@@ -497,7 +497,14 @@ def test_normal_ends_are_done(reason):
 
 
 # -- bad input -----------------------------------------------------------------------------
-@pytest.mark.parametrize("bad, says", [
+def text_then(*parts, **candidate) -> dict:
+    """A record of one candidate 0 holding `parts`, in the shape of the hot path's text
+    records (its envelope and keys), to spoil one thing of it at a time."""
+    return {"candidates": [{"content": {"parts": list(parts), "role": "model"}, **candidate}],
+            "modelVersion": "gemini-2.5-flash"}
+
+
+MALFORMED = [
     ([1], "chunk is a list"),
     ({"candidates": {}}, "candidates is a dict"),
     ({"candidates": ["x"]}, "candidates[0] is a str"),
@@ -515,11 +522,38 @@ def test_normal_ends_are_done(reason):
     (record(streamed(entry("$.x", stringValue="a"))), "no call is open"),
     (record({"text": "a"}, finish=3), "finishReason is a int"),
     ({"promptFeedback": "blocked"}, "promptFeedback is a str"),
-])
+    (text_then({"text": "a"}, index=True), "candidates[0].index is True"),
+    (text_then({"text": "a"}, index=-1), "candidates[0].index is -1"),
+    (text_then({"text": 5}), "parts[0].text is a int"),
+    (text_then({"text": "a"}, 5), "parts[1] is a int"),
+    (text_then({"text": "a"}, finishReason=3), "finishReason is a int"),
+    ({"candidates": [{"content": {"parts": [{"text": "a"}], "role": 3}}]}, "content.role is a int"),
+    ({"candidates": [{"content": {"parts": ({"text": "a"},)}}]}, "content.parts is a tuple"),
+    ({"candidates": [{"content": {"parts": [{"text": "a"}]}}, "x"]}, "candidates[1] is a str"),
+    ({"candidates": [{"content": {"parts": [{"text": "a"}]}}], "promptFeedback": 1},
+     "promptFeedback is a int"),
+]
+
+
+@pytest.mark.parametrize("bad, says", MALFORMED)
 def test_a_malformed_record_says_where_and_what(bad, says):
     with pytest.raises(MalformedChunk) as info:
         run([bad])
     assert says in str(info.value) and "expected" in str(info.value)
+
+
+@pytest.mark.parametrize("bad, says", MALFORMED)
+def test_a_malformed_record_after_text_leaves_no_trace(bad, says):
+    strategy = GeminiStrategy()
+    acc = strategy.new_accumulator()
+    strategy.accumulate(acc, text_then({"text": "Once"}))
+    before = strategy.as_message(acc)
+    with pytest.raises(MalformedChunk) as info:
+        strategy.accumulate(acc, bad)
+    assert says in str(info.value)
+    assert strategy.as_message(acc) == before
+    assert strategy.accumulate(acc, text_then({"text": " upon"})) == " upon"
+    assert strategy.content_text(strategy.as_message(acc)) == "Once upon"
 
 
 @pytest.mark.parametrize("bad_entry, says", [
@@ -566,6 +600,18 @@ def test_a_bad_partial_args_entry_says_what_and_leaves_no_trace(bad_entry, says)
     strategy.accumulate(acc, record(streamed(entry("$.s", stringValue="!")), finish="STOP"))
     assert strategy.extract(strategy.as_message(acc))[0].arguments == {
         "s": "open!", "n": 1, "list": [True]}
+
+
+def test_a_part_with_a_null_function_call_is_kept_whole_and_is_no_call():
+    """It once raised AttributeError while folding, with the part already kept."""
+    strategy = GeminiStrategy()
+    acc = strategy.new_accumulator()
+    shown = [strategy.accumulate(acc, chunk) for chunk in
+             (record({"text": "Hi"}), record({"text": " there", "functionCall": None}))]
+    message = strategy.as_message(acc)
+    assert parts_of(message) == [{"text": "Hi"}, {"text": " there", "functionCall": None}]
+    assert shown == ["Hi", ""] and strategy.extract(message) == []
+    assert strategy.forming_name(message) is None is strategy.forming_name_of(acc)
 
 
 def test_a_bad_record_in_a_buffer_names_its_position():

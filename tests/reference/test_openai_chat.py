@@ -541,6 +541,50 @@ def test_bad_input_raises_malformed_chunk_with_a_clear_message(chunks, needle):
     assert "expected" in str(info.value)
 
 
+KEPT = [chunk({"role": "assistant", "content": "a"}), chunk(call_delta(0, "c1", "f", "{"))]
+# A good part first, then a bad one, in the same chunk: the good part must not be kept.
+HALF_GOOD = [
+    (chunk({"content": "b"}, "x"), "'delta' must be an object"),
+    (dict(chunk({"content": "b"}), choices=[chunk({"content": "b"})["choices"][0], "x"]),
+     "each choice must be an object"),
+    (chunk({"content": "b", "refusal": 3}), "delta 'refusal' must be a string"),
+    (chunk({"tool_calls": [{"index": 0, "function": {"arguments": "}"}}, {"index": 5}]}),
+     "tool-call index 5"),
+    (chunk({"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "g"}}, "x"]}),
+     "each tool-call delta must be an object"),
+    (dict(chunk({}), choices=[{"index": 1, "delta": {"content": "b"}}, {"index": 3, "delta": {}}]),
+     "choice index 3"),
+    (dict(chunk({}, index=3), usage={"total_tokens": 1}), "choice index 3"),
+    (dict(chunk({}, index=3), system_fingerprint="fp_new"), "choice index 3"),
+    (dict(chunk({}), choices=[{"index": 0, "delta": {}, "finish_reason": "stop"},
+                              {"index": 0, "delta": {}, "finish_reason": 1}]),
+     "'finish_reason' must be"),
+    (dict(chunk({}), choices=[{"index": 0, "delta": {}, "logprobs": {
+        "content": [{"token": "a", "logprob": 0}], "refusal": 1}}]), "'logprobs.refusal' must be"),
+]
+
+
+@pytest.mark.parametrize("bad, needle", HALF_GOOD)
+def test_a_bad_chunk_leaves_no_trace_not_even_its_good_parts(bad, needle):
+    s, acc, _ = run(KEPT)
+    before, name = s.as_response(acc), s.forming_name_of(acc)
+    with pytest.raises(MalformedChunk, match=needle):
+        s.accumulate(acc, bad)
+    assert s.as_response(acc) == before and s.forming_name_of(acc) == name
+    assert s.accumulate(acc, chunk({"content": "b"})) == "b"  # and the stream goes on
+    assert s.as_message(acc)["content"] == "ab"
+
+
+def test_a_bad_first_chunk_leaves_no_header():
+    s = OpenAIChatStrategy()
+    acc = s.new_accumulator()
+    with pytest.raises(MalformedChunk, match="choice index 2"):
+        s.accumulate(acc, chunk({"content": "a"}, index=2))
+    assert s.as_response(acc)["id"] is None
+    s.accumulate(acc, chunk({"content": "a"}, id="chatcmpl-2"))
+    assert s.as_response(acc)["id"] == "chatcmpl-2"
+
+
 def test_the_buffer_names_the_offending_chunk():
     buf = LLMStreamBuffer(OpenAIChatStrategy())
     buf.add(chunk({"content": "a"}))
