@@ -12,10 +12,10 @@ as a JSON string literal).
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, Iterable, NamedTuple
 
+from ._json import FINITE_JSON
 from .calls import ExtractedCall, ToolCallRecord
 
 __all__ = ["FormatCodec", "Found", "JSON_STRING", "MAX_NAME", "OBJECT_HEAD", "Unreadable",
@@ -37,20 +37,7 @@ OBJECT_HEAD = re.compile(r'\{\s*"(?:[^"\\\n]|\\.){0,200}"\s*:')
 _NAME_VALUE = re.compile(r'"name"\s*:\s*("(?:[^"\\\n]|\\.){0,256}")')
 
 
-def _reject_constant(word: str) -> Any:
-    raise ValueError(f"{word} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value in (math.inf, -math.inf):
-        raise ValueError(f"the number {text[:40]} overflows a double")
-    return value
-
-
-# Python's decoder reads NaN, Infinity and -Infinity, and 1e400 as inf: none is JSON a tool
-# can be given (json.dumps writes them back as the non-JSON words), so they raise here.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+_DECODER = FINITE_JSON  # NaN, Infinity and 1e400 raise: no tool can be given them
 _WINDOW = 1 << 12  # decode first within this many characters (see `raw_decode`)
 _MARGIN = 16  # a literal or escape cut by the window fails this close to its end
 

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._json import FINITE_JSON, is_finite_json
+
 __all__ = ["ExtractedCall", "ToolCallRecord", "call_from_json_text", "call_from_object",
            "nameless_call"]
 
@@ -58,12 +60,13 @@ def call_from_json_text(name: str, text: str, id: str | None = None) -> Extracte
     """Build a call from an arguments JSON text; anything but a JSON object is an error call.
 
     Empty text means no arguments (`{}`): providers send `""` for a call without parameters.
-    Hostile input (deep nesting, huge numbers) becomes an error call instead of a crash.
+    Hostile input (deep nesting, huge numbers) becomes an error call instead of a crash, and
+    so do NaN, Infinity and a number that overflows a double: no JSON holds them.
     """
     if text == "" or text.isspace():
         return ExtractedCall(name=name, arguments={}, id=id)
     try:
-        value = json.loads(text)
+        value = FINITE_JSON.decode(text)
     except (ValueError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         return ExtractedCall(name, {}, id, f"arguments are not valid JSON: {reason}", text)
@@ -78,6 +81,9 @@ def call_from_object(name: str, value: Any, id: str | None = None) -> ExtractedC
     if value is None:
         return ExtractedCall(name=name, arguments={}, id=id)
     if isinstance(value, dict):
+        if not is_finite_json(value):  # a chunk read by a lenient decoder: NaN, inf
+            return ExtractedCall(name, {}, id, "arguments hold a number JSON cannot (NaN or "
+                                 "infinite)", json.dumps(value, ensure_ascii=False))
         return ExtractedCall(name=name, arguments=value, id=id)
     if isinstance(value, str):
         return call_from_json_text(name, value, id)

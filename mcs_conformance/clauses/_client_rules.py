@@ -269,10 +269,10 @@ def judge_calls(observation: dict) -> Judgment | None:
 
 
 def _calls_keyed(calls: list[dict], truth: list[dict]) -> list[dict]:
-    """The twin's calls as the expected side of a comparison: ids only where the provider
-    gave one (a library inventing ids invents others each call)."""
-    return [{**call, "id": truth[index]["id"] if index < len(truth) else None}
-            for index, call in enumerate(calls)]
+    """The twin's calls as the expected side of a comparison: their own ids, compared only
+    where the provider gave one (a library inventing ids invents others each call)."""
+    return [{**call, "id": call["id"] if index < len(truth) and truth[index]["id"] is not None
+             else None} for index, call in enumerate(calls)]
 
 
 def judge_text(observation: dict) -> Judgment | None:

@@ -58,3 +58,13 @@ def test_a_clean_cut_accepted_is_a_contract_note_and_a_drop_is_not():
     assert (early.severity, early.evidence, early.is_note) == ("contract", "wire", True)
     dropped = judge_observation("client.truncated", {**cut, "complete": False})
     assert (dropped.severity, dropped.is_note) == ("false-success", False)
+
+
+def test_a_lost_id_the_library_also_loses_unstreamed_agrees_with_itself():
+    """The twin is compared by its own ids: a library that drops the provider's id both ways
+    agrees with itself (a note); one that keeps it only unstreamed disagrees (a bug)."""
+    no_id = {**RIGHT, "calls": [{**CALL, "id": None}]}
+    both = judge_observation("client.calls", observed(no_id, twin=no_id))
+    assert (both.evidence, both.is_note) == ("provider", True)
+    only_streamed = judge_observation("client.calls", observed(no_id, twin=RIGHT))
+    assert (only_streamed.evidence, only_streamed.is_note) == ("self", False)
