@@ -1,7 +1,9 @@
 """google-genai as its users stream with tools: `client.models.generate_content_stream()`
 with `GenerateContentConfig(tools=[...])`, each chunk's `function_calls` and `text` collected
 in order, and a failed answer (a blocked prompt, a finish reason such as SAFETY) reported as
-the chunks tell it. The SDK has no stream aggregator, so there is no assembled message."""
+the chunks tell it. The SDK has no stream aggregator, so there is no assembled message.
+Not streamed: `client.models.generate_content()` with the same config, its one response read
+as the stream's chunks are."""
 
 from google import genai
 from google.genai import types
@@ -9,6 +11,7 @@ from google.genai import types
 from _protocol import call, outcome, serve, tools_of
 
 PROMPT = "What is the weather in Paris?"
+MODEL = "gemini-2.5-flash"
 
 # Finish reasons of an answer that ended normally; any other one (SAFETY, RECITATION,
 # MALFORMED_FUNCTION_CALL, ...) is how the SDK tells its user the answer failed.
@@ -33,7 +36,8 @@ def stopped_by(chunk):
     return f"finishReason: {finish}" if finish and finish not in NORMAL_FINISH else None
 
 
-def run(base_url, wire, request):
+def client_and_config(base_url, request):
+    """The client at `base_url` and the `GenerateContentConfig` asking what `request` says."""
     streamed_arguments = bool(request.get("stream_function_call_arguments"))
     client = genai.Client(api_key="mcs-key", vertexai=streamed_arguments,
                           http_options=types.HttpOptions(base_url=base_url))
@@ -51,16 +55,36 @@ def run(base_url, wire, request):
         # The SDK refuses streamed arguments with automatic function calling on.
         automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)
         if streamed_arguments else None)
+    return client, config
+
+
+def outcome_of(responses):
+    """The outcome of `GenerateContentResponse`s in order: the stream's chunks, or the one
+    whole response."""
     calls, text, stopped = [], "", None
-    for chunk in client.models.generate_content_stream(model="gemini-2.5-flash",
-                                                       contents=PROMPT, config=config):
+    for response in responses:
         # A call without `args` (a tool without parameters) is one with no arguments: {}.
         calls += [call(fc.name or "", {} if fc.args is None else fc.args, fc.id)
-                  for fc in chunk.function_calls or ()]
-        text += chunk.text or ""
-        stopped = stopped_by(chunk) or stopped
+                  for fc in response.function_calls or ()]
+        text += response.text or ""
+        stopped = stopped_by(response) or stopped
     return outcome(calls, text, None, stopped)
 
 
+def run(base_url, wire, request):
+    client, config = client_and_config(base_url, request)
+    return outcome_of(client.models.generate_content_stream(
+        model=MODEL, contents=PROMPT, config=config))
+
+
+def whole(base_url, wire, request):
+    """The non-streamed answer: `client.models.generate_content()`, as the SDK's README shows
+    it with declared functions ("Manually declare and invoke a function for function
+    calling": `response.function_calls`)."""
+    client, config = client_and_config(base_url, request)
+    return outcome_of([client.models.generate_content(model=MODEL, contents=PROMPT,
+                                                      config=config)])
+
+
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, {"gemini": whole})

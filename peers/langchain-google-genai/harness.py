@@ -1,12 +1,13 @@
 """langchain-google-genai as its users stream: `ChatGoogleGenerativeAI(...).bind_tools(...)`
 then `.stream()`, the chunks summed with `+`, the calls read from the summed
 `AIMessageChunk`'s `tool_calls` and `invalid_tool_calls`, a failed answer (a blocked prompt, a
-finish reason such as SAFETY) from its `response_metadata`."""
+finish reason such as SAFETY) from its `response_metadata`. Not streamed: `.invoke()` on the
+same bound model, its `AIMessage` read the same way."""
 
 from langchain_google_genai import ChatGoogleGenerativeAI
 
 from _protocol import openai_tools, outcome, serve
-from _langchain import summed_calls, summed_stream
+from _langchain import PROMPT, summed_calls, summed_stream
 
 # `include_thoughts=True` on the model; `bind_tools(..., tool_config=...)` with
 # `stream_function_call_arguments`, which Gemini takes on Vertex AI only: there the model is
@@ -29,7 +30,8 @@ def stopped_by(message):
     return f"finishReason: {finish}" if finish and finish not in NORMAL_FINISH else None
 
 
-def run(base_url, wire, request):
+def bound_model(base_url, request):
+    """The model at `base_url` with the told tools bound, asking what `request` says."""
     streamed_arguments = bool(request.get("stream_function_call_arguments"))
     # `max_retries=1` is one attempt (its docs: 0 would mean the SDK's default retries).
     model = ChatGoogleGenerativeAI(
@@ -42,11 +44,24 @@ def run(base_url, wire, request):
             "function_calling_config": {"stream_function_call_arguments": True}}
     tools = openai_tools(request)
     # `tool_config` goes through `bind_tools`, even with no tool to declare.
-    total = summed_stream(model.bind_tools(tools, **options) if tools or options else model)
-    if total is None:
-        return outcome()
-    return outcome(summed_calls(total), total.text, None, stopped_by(total))
+    return model.bind_tools(tools, **options) if tools or options else model
+
+
+def outcome_of(message):
+    """The outcome of the summed `AIMessageChunk` or the invoked `AIMessage`."""
+    return outcome(summed_calls(message), message.text, None, stopped_by(message))
+
+
+def run(base_url, wire, request):
+    total = summed_stream(bound_model(base_url, request))
+    return outcome() if total is None else outcome_of(total)
+
+
+def whole(base_url, wire, request):
+    """The non-streamed answer: `.invoke()`, as the class docstring's "Tool calling"
+    example reads `llm_with_tools.invoke(...).tool_calls`."""
+    return outcome_of(bound_model(base_url, request).invoke(PROMPT))
 
 
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, {"gemini": whole})

@@ -4,7 +4,8 @@ llama-index-llms-bedrock-converse) as their users stream: `stream_chat_with_tool
 `stream_chat()` with no tools), the last `ChatResponse` kept, its calls read with
 `get_tool_calls_from_response()`. On bedrock-converse it gives its user no stop reason
 (`stream_chat` reads Converse's `messageStop` and drops it), so a failed answer is what it
-raises."""
+raises. Not streamed, on each wire: `chat_with_tools()` (`chat()`), its `ChatResponse` read the
+same way."""
 
 from botocore.config import Config
 from llama_index.core.llms import ChatMessage
@@ -62,22 +63,44 @@ def llm_for(base_url, wire, request):
                   max_retries=0, additional_kwargs=extra)
 
 
-def run(base_url, wire, request):
+def chat(base_url, wire, request, stream):
+    """The LLM and its answer to the prompt with the told tools: `stream_chat_with_tools()`
+    (its `ChatResponse` generator) when `stream`, else `chat_with_tools()`; without tools
+    `stream_chat()` or `chat()`."""
     llm = llm_for(base_url, wire, request)
-    last = None
     tools = [function_tool(name, description, wire) for name, description, _ in tools_of(request)]
     prompt = ChatMessage(role="user", content="What is the weather in Paris?")
-    stream = (llm.stream_chat_with_tools(tools, chat_history=[prompt], allow_parallel_tool_calls=True)
-              if tools
-              else llm.stream_chat([prompt]))
-    for last in stream:
-        pass
-    if last is None:
+    if tools:
+        with_tools = llm.stream_chat_with_tools if stream else llm.chat_with_tools
+        return llm, with_tools(tools, chat_history=[prompt], allow_parallel_tool_calls=True)
+    return llm, (llm.stream_chat if stream else llm.chat)([prompt])
+
+
+def outcome_of(llm, response):
+    """The outcome of the last streamed `ChatResponse` or the one `chat` returned (None:
+    the stream yielded none)."""
+    if response is None:
         return outcome()
     calls = [call(selection.tool_name, selection.tool_kwargs, selection.tool_id)
-             for selection in llm.get_tool_calls_from_response(last, error_on_no_tool_call=False)]
-    return outcome(calls, last.message.content or "", None)
+             for selection in llm.get_tool_calls_from_response(response, error_on_no_tool_call=False)]
+    return outcome(calls, response.message.content or "", None)
+
+
+def run(base_url, wire, request):
+    llm, stream = chat(base_url, wire, request, stream=True)
+    last = None
+    for last in stream:
+        pass
+    return outcome_of(llm, last)
+
+
+def whole(base_url, wire, request):
+    """The non-streamed answer: `FunctionCallingLLM.chat_with_tools()`, the twin of
+    `stream_chat_with_tools()` in `llama_index.core.llms.function_calling` ("Chat with function
+    calling"), or without tools `chat()`, as each package's README shows it ("Chat Responses",
+    "Chat with Messages", "Call chat with a list of messages")."""
+    return outcome_of(*chat(base_url, wire, request, stream=False))
 
 
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, dict.fromkeys(FEATURES, whole))

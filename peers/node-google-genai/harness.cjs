@@ -3,7 +3,8 @@
  * node-google-genai: `@google/genai`'s `ai.models.generateContentStream(...)`, as its README
  * streams with function declarations: each chunk's `chunk.text` joined, each chunk's
  * `chunk.functionCalls` collected. The client's `httpOptions.baseUrl` is the case URL (the
- * SDK appends `/v1beta/models/<model>:streamGenerateContent?alt=sse`).
+ * SDK appends `/v1beta/models/<model>:streamGenerateContent?alt=sse`). Not streamed:
+ * `ai.models.generateContent(...)` with the same parameters, its response read as a chunk is.
  */
 const {serve, requirePeer} = require('../node-protocol.cjs');
 
@@ -25,7 +26,8 @@ function callArguments(args) {
   return JSON.stringify(args); // JSON that is not an object: written back as text
 }
 
-async function generate(baseUrl, request) {
+/** The client at `baseUrl` and the `generateContent` parameters asking what `request` says. */
+function clientAndParams(baseUrl, request) {
   const vertex = Boolean(request.stream_function_call_arguments);
   // No retryOptions: the SDK then makes one attempt (a retried request would fetch the same
   // served body again).
@@ -41,26 +43,43 @@ async function generate(baseUrl, request) {
   if (vertex) {
     config.toolConfig = {functionCallingConfig: {streamFunctionCallArguments: true}};
   }
-  const stream = await ai.models.generateContentStream({
-    model: 'gemini-2.5-flash', contents: 'Call the tool.', config,
-  });
+  return [ai, {model: 'gemini-2.5-flash', contents: 'Call the tool.', config}];
+}
+
+/** The outcome of `GenerateContentResponse`s in order: the stream's chunks, or the one whole
+ * response. */
+async function outcomeOf(responses) {
   let text = '';
   const calls = [];
   let stopped = null; // the answer's failure as the SDK reports it: a finish reason or a block
-  for await (const chunk of stream) {
-    const finish = chunk.candidates?.[0]?.finishReason;
+  for await (const response of responses) {
+    const finish = response.candidates?.[0]?.finishReason;
     if (finish && !NORMAL_FINISH.has(finish)) stopped = `finishReason: ${finish}`;
-    const blocked = chunk.promptFeedback?.blockReason;
+    const blocked = response.promptFeedback?.blockReason;
     if (blocked) stopped = `promptFeedback.blockReason: ${blocked}`;
-    text += chunk.text ?? '';
-    for (const call of chunk.functionCalls ?? []) {
+    text += response.text ?? '';
+    for (const call of response.functionCalls ?? []) {
       calls.push({name: typeof call.name === 'string' ? call.name : '',
         arguments: callArguments(call.args), id: call.id ?? null});
     }
   }
-  // The SDK yields chunks and assembles no whole GenerateContentResponse: no native message.
+  // The SDK yields chunks and assembles no whole GenerateContentResponse: no native message
+  // (none for the non-streamed response either, read the same way as a chunk).
   return {calls, text, message: null, error: stopped};
 }
 
+async function generate(baseUrl, request) {
+  const [ai, params] = clientAndParams(baseUrl, request);
+  return outcomeOf(await ai.models.generateContentStream(params));
+}
+
+/** The non-streamed answer: `ai.models.generateContent(...)`, as the README's "Function
+ * Calling" sample reads `response.functionCalls` (and "Quickstart" `response.text`). */
+async function generateWhole(baseUrl, request) {
+  const [ai, params] = clientAndParams(baseUrl, request);
+  return outcomeOf([await ai.models.generateContent(params)]);
+}
+
 serve(__dirname, '@google/genai', (wire, baseUrl, request) => generate(baseUrl, request),
-  {features: FEATURES});
+  {features: FEATURES,
+    whole: {gemini: (wire, baseUrl, request) => generateWhole(baseUrl, request)}});
