@@ -4,6 +4,7 @@ that passes while its cause says ✗. Built on a small matrix of made-up observa
 by the kit's real rules."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -12,7 +13,9 @@ import pytest
 
 PEERS = Path(__file__).resolve().parents[2] / "peers"
 sys.path.insert(0, str(PEERS))
-import run  # noqa: E402
+_spec = importlib.util.spec_from_file_location("peers_run", PEERS / "run.py")
+run = importlib.util.module_from_spec(_spec)  # not `import run`: benchmarks/ has a run.py too
+_spec.loader.exec_module(run)
 from matrix import judging, observations, page, repros  # noqa: E402
 from matrix.observations import Cell, Observation  # noqa: E402
 
