@@ -14,13 +14,13 @@ from _protocol import call, outcome, serve, tools_of
 # OpenAIChatCompletionsModel:
 # include_usage: `include_usage=True` (streamed only: get_stream_options_param drops it
 #   unstreamed); max_tokens: `max_tokens=N`; logprobs: `top_logprobs=0`, which the model
-#   sends with `logprobs: true` (the Chat API requires it beside top_logprobs).
+#   sends with `logprobs: true` (the Chat API requires it beside top_logprobs); web_search:
+#   `extra_args={"web_search_options": {}}` ("Arbitrary keyword arguments to pass to the model
+#   API call ... passed directly to the underlying model provider's API"; the model turns
+#   the answer's url_citation annotations into output text annotations).
 # Left out: n (no setting; its stream handler processes choice 0 only and warns that
-#   multiple choices are "not fully supported"); web_search (its
-#   WebSearchTool is a hosted tool the Chat Completions model refuses, "Hosted tools are not
-#   supported with the ChatCompletions API"; `web_search_options` only through the generic
-#   `extra_args`, documented for no such use).
-FEATURES = {"openai-chat": ["include_usage", "max_tokens", "logprobs"]}
+#   multiple choices are "not fully supported").
+FEATURES = {"openai-chat": ["include_usage", "max_tokens", "logprobs", "web_search"]}
 PROMPT = "What is the weather in Paris?"
 
 
@@ -46,7 +46,8 @@ def model_arguments(request):
             "model_settings": ModelSettings(
                 include_usage=True if request.get("include_usage") else None,
                 max_tokens=request.get("max_tokens"),
-                top_logprobs=0 if request.get("logprobs") else None),
+                top_logprobs=0 if request.get("logprobs") else None,
+                extra_args={"web_search_options": {}} if request.get("web_search") else None),
             "tools": function_tools(request), "output_schema": None, "handoffs": [],
             "tracing": ModelTracing.DISABLED}
 
