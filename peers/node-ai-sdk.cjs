@@ -21,9 +21,10 @@ function versionOf(peerDir, provider) {
   return `${installedVersion(peerDir, provider)} (ai ${installedVersion(peerDir, 'ai')})`;
 }
 
-/** The outcome `arguments` of an SDK tool call's `input` (a parsed value or the raw text). */
-function inputArguments(input) {
-  if (typeof input === 'string') return argumentsOf(input);
+/** The outcome `arguments` of an SDK tool call's `input` (a parsed value or the raw text);
+ * `freeText`: a tool whose input is free text (a custom tool's), kept as it is. */
+function inputArguments(input, freeText) {
+  if (typeof input === 'string') return freeText ? input : argumentsOf(input);
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) return input;
   // JSON that is not an object: the SDK parsed it and kept no raw text; write it back.
   return JSON.stringify(input);
@@ -41,33 +42,37 @@ function toolSet(peerDir, request, toolOptions) {
     ...(toolOptions ? {providerOptions: toolOptions} : {})})]));
 }
 
-/** What both calls ask for (`streamText`, `generateText`): the told tools, the provider's
- * options, the SDK's retries off. */
-function callSettings(peerDir, model, request, {providerOptions, toolOptions} = {}) {
+/** What both calls ask for (`streamText`, `generateText`): the told tools (and
+ * `providerTools`, the provider's own, by name), the provider's options, the told token
+ * limit (else 4096), the SDK's retries off. */
+function callSettings(peerDir, model, request, {providerOptions, toolOptions, providerTools} = {}) {
   return {
     model,
     prompt: 'Call the tool.',
-    tools: toolSet(peerDir, request, toolOptions),
+    tools: {...toolSet(peerDir, request, toolOptions), ...providerTools},
     ...(providerOptions ? {providerOptions} : {}),
-    maxOutputTokens: 4096,
+    maxOutputTokens: request.max_tokens ?? 4096,
     maxRetries: 0, // a retried request would fetch the same served body again
   };
 }
 
-/** The outcome of a step's tool calls, text and finish reason, and the errors seen. */
-function outcomeOf(toolCalls, text, finishReason, errors) {
+/** The outcome of a step's tool calls, text and finish reason, and the errors seen;
+ * `textTools`: the names of tools whose input is free text. */
+function outcomeOf(toolCalls, text, finishReason, errors, textTools = new Set()) {
   // The SDK's documented report of an answer that failed: `finishReason` 'error' or
   // 'content-filter' (a user reads it beside the text); it is the library's error report.
   if (!errors.length && FAILED_FINISH.has(finishReason)) errors.push(`finishReason: ${finishReason}`);
   const calls = toolCalls.filter((call) => !call.providerExecuted).map((call) => ({
-    name: call.toolName, arguments: inputArguments(call.input), id: call.toolCallId ?? null}));
+    name: call.toolName, arguments: inputArguments(call.input, textTools.has(call.toolName)),
+    id: call.toolCallId ?? null}));
   return {calls, text, message: null,
     error: errors.length ? errors.map((e) => typeof e === 'string' ? e : errorText(e)).join('; ')
       : null};
 }
 
 /** One `streamText` request to `model` asking what `request` says, mapped to an outcome;
- * `providerOptions` and `toolOptions` carry the provider's own options. */
+ * `providerOptions` and `toolOptions` carry the provider's own options, `providerTools` its
+ * own tools, `textTools` the names of those whose input is free text. */
 async function streamOutcome(peerDir, model, request, options = {}) {
   const {streamText} = requirePeer(peerDir, 'ai');
   const errors = [];
@@ -84,7 +89,7 @@ async function streamOutcome(peerDir, model, request, options = {}) {
   } catch (err) {
     errors.push(err);
   }
-  return outcomeOf(toolCalls, text, finishReason, errors);
+  return outcomeOf(toolCalls, text, finishReason, errors, options.textTools);
 }
 
 /** The same request through `generateText`, the SDK's non-streaming call ("Generating Text"
@@ -93,7 +98,7 @@ async function streamOutcome(peerDir, model, request, options = {}) {
 async function wholeOutcome(peerDir, model, request, options = {}) {
   const {generateText} = requirePeer(peerDir, 'ai');
   const result = await generateText(callSettings(peerDir, model, request, options));
-  return outcomeOf(result.toolCalls, result.text, result.finishReason, []);
+  return outcomeOf(result.toolCalls, result.text, result.finishReason, [], options.textTools);
 }
 
 module.exports = {streamOutcome, wholeOutcome, versionOf};

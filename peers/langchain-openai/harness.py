@@ -8,13 +8,22 @@ from langchain_openai import ChatOpenAI
 from _protocol import outcome, serve
 from _langchain import PROMPT, summed_calls, summed_stream, with_tools
 
-# `stream_usage=True` asks for the usage chunk; ChatOpenAI refuses `n` above 1 when streaming.
-FEATURES = {"openai-chat": ["include_usage"]}
+# What ChatOpenAI's documented fields ask (its docstring's "Key init args", "Token usage",
+# "Logprobs" and "`model_kwargs` vs `extra_body`"): include_usage: `stream_usage=True`
+# (streamed only); max_tokens: `max_tokens=N` (sent as `max_completion_tokens`); logprobs:
+# `logprobs=True`; web_search: `model_kwargs={"web_search_options": {}}` (model_kwargs is
+# documented for "standard OpenAI API parameters not explicitly defined as class parameters").
+# Left out: n (its validator refuses "n must be 1 when streaming", and the stream reads choice
+# 0 only).
+FEATURES = {"openai-chat": ["include_usage", "max_tokens", "logprobs", "web_search"]}
 
 
 def model_of(base_url, request):
     return ChatOpenAI(model="gpt-4o", api_key="sk-mcs", base_url=base_url.rstrip("/") + "/v1",
-                      max_retries=0, stream_usage=bool(request.get("include_usage")))
+                      max_retries=0, stream_usage=bool(request.get("include_usage")),
+                      max_tokens=request.get("max_tokens"),
+                      logprobs=True if request.get("logprobs") else None,
+                      model_kwargs={"web_search_options": {}} if request.get("web_search") else {})
 
 
 def message_outcome(message):

@@ -13,18 +13,38 @@ const {serve, argumentsOf, joinUrl, plain, requirePeer} = require('../node-proto
 const OpenAI = requirePeer(__dirname, 'openai');
 
 const PROMPT = 'Call the tool.';
-// `n` and `stream_options` are parameters of `chat.completions.stream()`.
-const FEATURES = {'openai-chat': ['n', 'include_usage']};
+// Every feature is a documented parameter of `chat.completions.create()` / `.stream()` and
+// `responses.create()` / `.stream()` (the package's ChatCompletionCreateParams and
+// ResponseCreateParams types):
+// openai-chat: `n`; `stream_options: {include_usage: true}` (streamed only: the API refuses
+// it without `stream`); `max_completion_tokens`; `logprobs: true`; `web_search_options: {}`.
+// openai-responses: `tools` takes every provider tool as the API writes it (the `Tool` union:
+// CustomTool, ComputerUsePreviewTool, Tool.LocalShell, FunctionShellTool with a local or
+// container environment, ApplyPatchTool, WebSearchTool, FileSearchTool,
+// Tool.CodeInterpreter, Tool.ImageGeneration, Tool.Mcp, ToolSearchTool);
+// `context_management: [{type: 'compaction'}]`; `reasoning: {summary}`;
+// `include: ['code_interpreter_call.outputs']` (ResponseIncludable); `background: true`;
+// `max_output_tokens`. None is left out.
+const FEATURES = {
+  'openai-chat': ['n', 'include_usage', 'max_tokens', 'logprobs', 'web_search'],
+  'openai-responses': ['custom_tools', 'computer_use', 'local_shell', 'shell', 'hosted_shell',
+    'apply_patch', 'web_search', 'file_search', 'code_interpreter', 'image_generation', 'mcp',
+    'tool_search', 'compaction', 'reasoning_summary', 'include', 'background', 'max_tokens'],
+};
 
-/** The told tools and options as `chat.completions.stream()` parameters. */
-function chatOptions(request) {
+/** The told tools and options as `chat.completions` parameters; `stream_options` only when
+ * `stream`. */
+function chatOptions(request, stream) {
   const options = {};
   if (request.tools.length) {
     options.tools = request.tools.map(({name, description, parameters}) =>
       ({type: 'function', function: {name, description, parameters}}));
   }
   if (request.n !== undefined) options.n = request.n;
-  if (request.include_usage) options.stream_options = {include_usage: true};
+  if (request.include_usage && stream) options.stream_options = {include_usage: true};
+  if (request.max_tokens !== undefined) options.max_completion_tokens = request.max_tokens;
+  if (request.logprobs) options.logprobs = true;
+  if (request.web_search) options.web_search_options = {};
   return options;
 }
 
@@ -47,18 +67,19 @@ function chatMessage(message) {
   return plain(rest);
 }
 
-/** The body of one Chat Completions request, streamed or not. */
-function chatBody(request) {
-  return {model: 'mcs-model', messages: [{role: 'user', content: PROMPT}], ...chatOptions(request)};
+/** The body of one Chat Completions request (`stream`: for the stream helper). */
+function chatBody(request, stream) {
+  return {model: 'mcs-model', messages: [{role: 'user', content: PROMPT}],
+    ...chatOptions(request, stream)};
 }
 
 async function chat(baseUrl, request) {
-  const stream = client(baseUrl).chat.completions.stream(chatBody(request));
+  const stream = client(baseUrl).chat.completions.stream(chatBody(request, true));
   return chatOutcome(await stream.finalChatCompletion());
 }
 
 async function chatWhole(baseUrl, request) {
-  return chatOutcome(await client(baseUrl).chat.completions.create(chatBody(request)));
+  return chatOutcome(await client(baseUrl).chat.completions.create(chatBody(request, false)));
 }
 
 /** A ChatCompletion (streamed: the helper's final one) as an outcome. */
@@ -111,11 +132,19 @@ function responseMessage(response) {
   return plain(rest);
 }
 
-/** The body of one Responses request, streamed or not. */
+/** The body of one Responses request, streamed or not: the function tools, the provider's
+ * own tools as told (written as the `Tool` union writes them), and the options. */
 function responsesBody(request) {
-  const tools = request.tools.map(({name, description, parameters}) =>
-    ({type: 'function', name, description, parameters, strict: false}));
-  return {model: 'mcs-model', input: PROMPT, ...(tools.length ? {tools} : {})};
+  const tools = [...request.tools.map(({name, description, parameters}) =>
+    ({type: 'function', name, description, parameters, strict: false})),
+  ...(request.native_tools || [])];
+  const body = {model: 'mcs-model', input: PROMPT, ...(tools.length ? {tools} : {})};
+  if (request.reasoning_summary !== undefined) body.reasoning = {summary: request.reasoning_summary};
+  for (const key of ['include', 'background', 'context_management']) {
+    if (request[key] !== undefined) body[key] = request[key];
+  }
+  if (request.max_tokens !== undefined) body.max_output_tokens = request.max_tokens;
+  return body;
 }
 
 async function responses(baseUrl, request) {

@@ -10,8 +10,17 @@ from openai import AsyncOpenAI
 
 from _protocol import call, outcome, serve, tools_of
 
-# `ModelSettings(include_usage=True)` asks for the usage chunk; the SDK has no `n`.
-FEATURES = {"openai-chat": ["include_usage"]}
+# What `ModelSettings` (agents/model_settings.py, its documented fields) asks of
+# OpenAIChatCompletionsModel:
+# include_usage: `include_usage=True` (streamed only: get_stream_options_param drops it
+#   unstreamed); max_tokens: `max_tokens=N`; logprobs: `top_logprobs=0`, which the model
+#   sends with `logprobs: true` (the Chat API requires it beside top_logprobs); web_search:
+#   `extra_args={"web_search_options": {}}` ("Arbitrary keyword arguments to pass to the model
+#   API call ... passed directly to the underlying model provider's API"; the model turns
+#   the answer's url_citation annotations into output text annotations).
+# Left out: n (no setting; its stream handler processes choice 0 only and warns that
+#   multiple choices are "not fully supported").
+FEATURES = {"openai-chat": ["include_usage", "max_tokens", "logprobs", "web_search"]}
 PROMPT = "What is the weather in Paris?"
 
 
@@ -35,7 +44,10 @@ def model_arguments(request):
     """The keywords of one model request, streamed or not."""
     return {"system_instructions": None, "input": PROMPT,
             "model_settings": ModelSettings(
-                include_usage=True if request.get("include_usage") else None),
+                include_usage=True if request.get("include_usage") else None,
+                max_tokens=request.get("max_tokens"),
+                top_logprobs=0 if request.get("logprobs") else None,
+                extra_args={"web_search_options": {}} if request.get("web_search") else None),
             "tools": function_tools(request), "output_schema": None, "handoffs": [],
             "tracing": ModelTracing.DISABLED}
 

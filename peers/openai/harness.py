@@ -7,8 +7,24 @@ import openai
 
 from _protocol import call, chat_options, outcome, serve, tools_of
 
-# What the SDK's documented parameters ask: `n` and `stream_options` on Chat Completions.
-FEATURES = {"openai-chat": ["n", "include_usage"]}
+# Every feature is a documented parameter of `chat.completions.create()` / `.stream()` and
+# `responses.create()` / `.stream()` (the SDK's generated signatures and types):
+# openai-chat: `n`; `stream_options={"include_usage": True}` (streamed only: the API refuses
+# it without `stream`); `max_completion_tokens`; `logprobs=True`; `web_search_options={}`.
+# openai-responses: `tools` takes every provider tool as the API writes it (ToolParam:
+# CustomToolParam, ComputerUsePreviewToolParam, LocalShell, FunctionShellToolParam with a
+# local or container environment, ApplyPatchToolParam, WebSearchToolParam,
+# FileSearchToolParam, CodeInterpreter, ImageGeneration, Mcp, ToolSearchToolParam);
+# `context_management=[{"type": "compaction"}]`; `reasoning={"summary": ...}`;
+# `include=["code_interpreter_call.outputs"]` (ResponseIncludable); `background=True`;
+# `max_output_tokens`. None is left out.
+FEATURES = {
+    "openai-chat": ["n", "include_usage", "max_tokens", "logprobs", "web_search"],
+    "openai-responses": ["custom_tools", "computer_use", "local_shell", "shell", "hosted_shell",
+                         "apply_patch", "web_search", "file_search", "code_interpreter",
+                         "image_generation", "mcp", "tool_search", "compaction",
+                         "reasoning_summary", "include", "background", "max_tokens"],
+}
 
 # Keys the SDK's parse helpers add to its final objects; no server sends them.
 SDK_ONLY = ("parsed", "parsed_arguments")
@@ -27,14 +43,22 @@ def without_sdk_keys(value):
 PROMPT = "What is the weather in Paris?"
 
 
-def chat_request(request):
-    """The keywords of one Chat Completions request, streamed or not."""
-    return {"model": "gpt-4o", "messages": [{"role": "user", "content": PROMPT}],
-            **chat_options(request)}
+def chat_request(request, stream):
+    """The keywords of one Chat Completions request; `stream_options` only when streaming."""
+    options = chat_options(request)
+    if not stream:
+        options.pop("stream_options", None)
+    if "max_tokens" in request:
+        options["max_completion_tokens"] = request["max_tokens"]
+    if request.get("logprobs"):
+        options["logprobs"] = True
+    if request.get("web_search"):
+        options["web_search_options"] = {}
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": PROMPT}], **options}
 
 
 def chat(client, request):
-    with client.chat.completions.stream(**chat_request(request)) as stream:
+    with client.chat.completions.stream(**chat_request(request, stream=True)) as stream:
         for _ in stream:
             pass
         return chat_outcome(stream.get_final_completion())
@@ -42,7 +66,7 @@ def chat(client, request):
 
 def chat_whole(client, request):
     """The README's "Usage": `completion = client.chat.completions.create(...)`."""
-    return chat_outcome(client.chat.completions.create(**chat_request(request)))
+    return chat_outcome(client.chat.completions.create(**chat_request(request, stream=False)))
 
 
 def chat_outcome(completion):
@@ -66,11 +90,21 @@ def item_call(item):
 
 
 def responses_request(request):
-    """The keywords of one Responses request, streamed or not."""
+    """The keywords of one Responses request, streamed or not: the function tools, the
+    provider's own tools as told (written as `ToolParam` writes them), and the options."""
     tools = [{"type": "function", "name": name, "description": description,
               "parameters": parameters, "strict": False}
              for name, description, parameters in tools_of(request)]
-    return {"model": "gpt-4o", "input": PROMPT, **({"tools": tools} if tools else {})}
+    tools += request.get("native_tools", [])
+    options = {"tools": tools} if tools else {}
+    if "reasoning_summary" in request:
+        options["reasoning"] = {"summary": request["reasoning_summary"]}
+    for key in ("include", "background", "context_management"):
+        if key in request:
+            options[key] = request[key]
+    if "max_tokens" in request:
+        options["max_output_tokens"] = request["max_tokens"]
+    return {"model": "gpt-4o", "input": PROMPT, **options}
 
 
 def responses(client, request):
