@@ -3,7 +3,10 @@ rebuilt with `litellm.stream_chunk_builder`. OpenAI Chat through its `openai/` p
 (a self-hosted OpenAI-compatible server), Anthropic Messages through `anthropic/`, Gemini
 through `gemini/` (Google AI Studio's provider; `vertex_ai/` needs Google credentials: it
 fetches an OAuth token before any request, whatever the api_base), Bedrock Converse through
-`bedrock/converse/` (`aws_bedrock_runtime_endpoint`, dummy AWS keys: it signs with them)."""
+`bedrock/converse/` (`aws_bedrock_runtime_endpoint`, dummy AWS keys: it signs with them).
+Not streamed, the same `completion()` call with `stream=False` (the README's "Python SDK"
+example, which omits `stream`), its `ModelResponse` read as the rebuilt one is, on every
+wire."""
 import gc
 import os
 
@@ -35,26 +38,26 @@ def options_of(request):
     return options
 
 
-def run(base_url, wire, request):
+def completion(base_url, wire, request, stream):
+    """`litellm.completion()` of the request through the wire's provider, streamed or not."""
+    if wire == "bedrock-converse":
+        return converse(base_url, request, stream)
     if wire == "openai-chat":
         model, api_base = "openai/gpt-4o", base_url.rstrip("/") + "/v1"
     elif wire == "gemini":
         # Google AI Studio's provider; a custom api_base gets `/models/<model>:<method>`.
         model, api_base = "gemini/gemini-2.5-flash", base_url.rstrip("/") + "/v1beta"
-    elif wire == "bedrock-converse":
-        return converse(base_url, request)
     else:
         model, api_base = "anthropic/claude-sonnet-4-5", base_url.rstrip("/")
-    chunks = list(litellm.completion(model=model, messages=MESSAGES, api_base=api_base,
-                                     api_key="sk-mcs", stream=True, max_retries=0,
-                                     **options_of(request)))
-    return answer_of(chunks, wire)
+    return litellm.completion(model=model, messages=MESSAGES, api_base=api_base,
+                              api_key="sk-mcs", stream=stream, max_retries=0,
+                              **options_of(request))
 
 
-def converse(base_url, request):
+def converse(base_url, request, stream):
     """Bedrock's Converse API through `bedrock/converse/`: a custom endpoint is
-    `aws_bedrock_runtime_endpoint` (it posts to `<endpoint>/model/<id>/converse-stream`),
-    signed with the AWS keys and region given as keywords.
+    `aws_bedrock_runtime_endpoint` (it posts to `<endpoint>/model/<id>/converse-stream`, or
+    `/converse` not streamed), signed with the AWS keys and region given as keywords.
 
     First `gc.collect()`: when a Converse stream raises mid-body, litellm leaves the HTTP
     response's byte iterator suspended in a reference cycle (converse_handler.py:90 hands
@@ -65,16 +68,24 @@ def converse(base_url, request):
     :416). Collecting between cases keeps one case's leak out of the next (a harness
     process runs many; a repro runs one)."""
     gc.collect()
-    chunks = list(litellm.completion(
+    return litellm.completion(
         model="bedrock/converse/anthropic.claude-sonnet-4-5-20250929-v1:0", messages=MESSAGES,
         aws_bedrock_runtime_endpoint=base_url.rstrip("/"), aws_region_name="us-east-1",
-        aws_access_key_id="x", aws_secret_access_key="x", stream=True, max_retries=0,
-        **chat_options(request)))
-    return answer_of(chunks, "bedrock-converse")
+        aws_access_key_id="x", aws_secret_access_key="x", stream=stream, max_retries=0,
+        **chat_options(request))
 
 
-def answer_of(chunks, wire):
-    response = litellm.stream_chunk_builder(chunks, messages=MESSAGES)
+def run(base_url, wire, request):
+    chunks = list(completion(base_url, wire, request, stream=True))
+    return answer_of(litellm.stream_chunk_builder(chunks, messages=MESSAGES), wire)
+
+
+def whole(base_url, wire, request):
+    return answer_of(completion(base_url, wire, request, stream=False), wire)
+
+
+def answer_of(response, wire):
+    """The outcome of a `ModelResponse`, rebuilt from chunks or returned whole."""
     if response is None:
         return outcome()
     message = response.choices[0].message
@@ -92,4 +103,4 @@ def answer_of(chunks, wire):
 
 
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, dict.fromkeys(FEATURES, whole))
