@@ -2,14 +2,16 @@
 OpenAI chat model, its Anthropic model, its Google model (`GoogleModel` with a
 `GoogleProvider` given the base URL) or its Bedrock model (`BedrockConverseModel` with a
 `BedrockProvider` given a boto3 client at the base URL), the events consumed, then the final
-`ModelResponse` (`stream.response`)."""
+`ModelResponse` (`stream.response`). Not streamed, `model_request_sync` (its docstring, "Make a
+Synchronous, non-streamed request to a model") with the same model, settings and tools, its
+`ModelResponse` read the same way, on every wire."""
 
 import boto3
 from botocore.config import Config
 from pydantic_ai import ModelRequest
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
-from pydantic_ai.direct import model_request_stream_sync
+from pydantic_ai.direct import model_request_stream_sync, model_request_sync
 from pydantic_ai.messages import TextPart, ToolCallPart
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.bedrock import BedrockConverseModel
@@ -37,14 +39,23 @@ def parameters_of(request):
     return ModelRequestParameters(function_tools=tools)
 
 
-def settings_of(request):
+def settings_of(wire, request):
+    """The model settings, the same streamed or not. `max_retries` 0 turns the OpenAI and
+    Anthropic clients' retries off (Google's client makes none; Bedrock's boto3 client is told).
+    `max_tokens` set on Anthropic and Bedrock: without it Pydantic AI sends the model's maximum
+    output and then streams a request it was asked not to stream ("streamed behind the
+    scenes", anthropic/__init__.py `_default_max_tokens`, bedrock.py `request`)."""
+    settings = {}
+    if wire in ("openai-chat", "anthropic-messages"):
+        settings["max_retries"] = 0
+    if wire in ("anthropic-messages", "bedrock-converse"):
+        settings["max_tokens"] = 4096
     if "thinking" in request:
-        return {"anthropic_thinking": {"type": "enabled",
-                                       "budget_tokens": request["thinking"]["budget_tokens"]},
-                "max_tokens": 4096}
+        settings["anthropic_thinking"] = {"type": "enabled",
+                                          "budget_tokens": request["thinking"]["budget_tokens"]}
     if request.get("include_thoughts"):
-        return {"google_thinking_config": {"include_thoughts": True}}
-    return None
+        settings["google_thinking_config"] = {"include_thoughts": True}
+    return settings or None
 
 
 def model_for(base_url, wire):
@@ -75,14 +86,29 @@ def arguments_of(part):
         return part.args
 
 
-def run(base_url, wire, request):
+def arguments_for(base_url, wire, request):
+    """The positional and keyword arguments of one model request, the same streamed or not."""
     messages = [ModelRequest.user_text_prompt("What is the weather in Paris?")]
-    with model_request_stream_sync(model_for(base_url, wire), messages,
-                                   model_settings=settings_of(request),
-                                   model_request_parameters=parameters_of(request)) as stream:
+    return (model_for(base_url, wire), messages), {
+        "model_settings": settings_of(wire, request), "model_request_parameters": parameters_of(request)}
+
+
+def run(base_url, wire, request):
+    positional, keywords = arguments_for(base_url, wire, request)
+    with model_request_stream_sync(*positional, **keywords) as stream:
         for _ in stream:
             pass
         response = stream.response
+    return answer_of(response, wire)
+
+
+def whole(base_url, wire, request):
+    positional, keywords = arguments_for(base_url, wire, request)
+    return answer_of(model_request_sync(*positional, **keywords), wire)
+
+
+def answer_of(response, wire):
+    """The outcome of a `ModelResponse`, the stream's final one or the non-streamed one."""
     calls = [call(part.tool_name, arguments_of(part), part.tool_call_id)
              for part in response.parts if isinstance(part, ToolCallPart)]
     text = "".join(part.content for part in response.parts if isinstance(part, TextPart))
@@ -98,4 +124,4 @@ def run(base_url, wire, request):
 
 
 if __name__ == "__main__":
-    serve(__file__, run, FEATURES)
+    serve(__file__, run, FEATURES, dict.fromkeys(FEATURES, whole))
