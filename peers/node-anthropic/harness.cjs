@@ -1,7 +1,9 @@
 'use strict';
 /**
  * node-anthropic: `@anthropic-ai/sdk`'s `client.messages.stream(...)` then `finalMessage()`,
- * as its README shows. The SDK appends `/v1/messages` to the base URL itself.
+ * as its README shows. Not streamed, `client.messages.create(...)` (the README's "Getting
+ * started"), the same request and the same reading of the `Message` it returns. The SDK
+ * appends `/v1/messages` to the base URL itself.
  */
 const {serve, plain, requirePeer} = require('../node-protocol.cjs');
 
@@ -10,7 +12,9 @@ const Anthropic = requirePeer(__dirname, '@anthropic-ai/sdk');
 // `thinking` is a parameter of `messages.stream()`; betas go through `client.beta.messages`.
 const FEATURES = {'anthropic-messages': ['thinking', 'programmatic_tool_calling']};
 
-async function messages(baseUrl, request) {
+/** The messages API to call (`client.beta.messages` when betas are told) and the request's
+ * parameters, the same streamed or not. */
+function messagesOf(baseUrl, request) {
   // maxRetries 0: a retried request would fetch the same served body again.
   const client = new Anthropic({baseURL: baseUrl.replace(/\/+$/, ''), apiKey: 'sk-mcs',
     maxRetries: 0});
@@ -27,11 +31,12 @@ async function messages(baseUrl, request) {
     api = client.beta.messages;
     options.betas = request.betas;
   }
-  const stream = api.stream({
-    model: 'mcs-model', max_tokens: 4096, ...options,
-    messages: [{role: 'user', content: 'Call the tool.'}],
-  });
-  const message = await stream.finalMessage();
+  return [api, {model: 'mcs-model', max_tokens: 4096, ...options,
+    messages: [{role: 'user', content: 'Call the tool.'}]}];
+}
+
+/** The outcome of a `Message`, the stream's final one or the non-streamed one. */
+function answerOf(message) {
   const blocks = message.content || [];
   // `input` of a tool_use block is what users read: the SDK parses it when first read.
   const calls = blocks.filter((block) => block.type === 'tool_use')
@@ -43,5 +48,15 @@ async function messages(baseUrl, request) {
   return {calls, text, message: plain(native), error: null};
 }
 
-serve(__dirname, '@anthropic-ai/sdk', (wire, baseUrl, request) => messages(baseUrl, request),
-  {features: FEATURES});
+async function streamed(wire, baseUrl, request) {
+  const [api, params] = messagesOf(baseUrl, request);
+  return answerOf(await api.stream(params).finalMessage());
+}
+
+async function whole(wire, baseUrl, request) {
+  const [api, params] = messagesOf(baseUrl, request);
+  return answerOf(await api.create(params));
+}
+
+serve(__dirname, '@anthropic-ai/sdk', streamed,
+  {features: FEATURES, whole: {'anthropic-messages': whole}});
