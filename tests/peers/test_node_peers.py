@@ -4,11 +4,13 @@ The case is a recorded stream from corpora/ served by the kit's local provider s
 harness must report the same calls and text as the kit's reference client reads from the
 same served body, and so must its library's non-streaming call (protocol v3) on each wire the
 harness declares one for, served the stream's whole twin (the stream=false body the reference
-assembles from the same stream). Each peer's pinned environment is installed into .peers/<peer>/ with
-`npm ci` when it is missing or stale. Skipped only where node (or npm) is not installed.
+assembles from the same stream) behind an empty stream body, so that a harness whose
+"non-streaming" call streams reads nothing. Each peer's pinned environment is installed
+into .peers/<peer>/ with `npm ci` when it is missing or stale. Skipped only where node (or npm) is not installed.
 """
 from __future__ import annotations
 
+import dataclasses
 import filecmp
 import json
 import shlex
@@ -100,7 +102,8 @@ def test_the_harness_starts_runs_each_wire_and_stops(peer):
             assert truth["error"] is None and truth["calls"]
             outcomes = [client(url, wire)]
             if wire in client.non_streaming:
-                outcomes.append(client(server.add(served), wire, stream=False))
+                only_whole = dataclasses.replace(served, pieces=(b"",))
+                outcomes.append(client(server.add(only_whole), wire, stream=False))
             for outcome in outcomes:
                 assert outcome["error"] is None, outcome["error"]
                 assert outcome["calls"] == truth["calls"]
