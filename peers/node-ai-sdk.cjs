@@ -42,14 +42,14 @@ function toolSet(peerDir, request, toolOptions) {
 }
 
 /** What both calls ask for (`streamText`, `generateText`): the told tools, the provider's
- * options, the SDK's retries off. */
+ * options, the told token limit (4096 when told none), the SDK's retries off. */
 function callSettings(peerDir, model, request, {providerOptions, toolOptions} = {}) {
   return {
     model,
     prompt: 'Call the tool.',
     tools: toolSet(peerDir, request, toolOptions),
     ...(providerOptions ? {providerOptions} : {}),
-    maxOutputTokens: 4096,
+    maxOutputTokens: request.max_tokens ?? 4096, // the SDK's call setting, every provider's
     maxRetries: 0, // a retried request would fetch the same served body again
   };
 }
