@@ -21,8 +21,14 @@ MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 FAILED_STOP = {"guardrail_intervened", "content_filtered", "malformed_model_output",
                "malformed_tool_use"}
 
-# Converse has no request feature the kit asks for.
-FEATURES = {"bedrock-converse": []}
+# What `converse_stream` and `converse` take (botocore's bedrock-runtime service model, the
+# same request shapes for both operations):
+# max_tokens: `inferenceConfig={"maxTokens": N}` (InferenceConfiguration.maxTokens);
+# reasoning: `additionalModelRequestFields={"thinking": {"type": "enabled", "budget_tokens": N}}`
+#   ("additional inference parameters that the model supports"; the Bedrock User Guide's
+#   "Extended thinking" page enables Claude's thinking with exactly this field).
+# No feature of the wire is left out.
+FEATURES = {"bedrock-converse": ["max_tokens", "reasoning"]}
 
 
 def arguments(value):
@@ -50,13 +56,18 @@ def client_of(base_url):
 
 def converse_request(request):
     """The keyword arguments of `converse_stream` and `converse` alike: the told tools as
-    `toolConfig.tools[].toolSpec`."""
+    `toolConfig.tools[].toolSpec`, a told token limit and thinking budget (`FEATURES`)."""
     options = {"modelId": MODEL, "messages": [{"role": "user", "content": [{"text": PROMPT}]}]}
     tools = [{"toolSpec": {"name": name, "description": description,
                            "inputSchema": {"json": parameters}}}
              for name, description, parameters in tools_of(request)]
     if tools:
         options["toolConfig"] = {"tools": tools}
+    if "max_tokens" in request:
+        options["inferenceConfig"] = {"maxTokens": request["max_tokens"]}
+    if "reasoning" in request:
+        options["additionalModelRequestFields"] = {"thinking": {
+            "type": "enabled", "budget_tokens": request["reasoning"]["budget_tokens"]}}
     return options
 
 

@@ -17,8 +17,12 @@ MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 FAILED_STOP = {"guardrail_intervened", "content_filtered", "malformed_model_output",
                "malformed_tool_use"}
 
-# Converse has no request feature the kit asks for.
-FEATURES = {"bedrock-converse": []}
+# What `ChatBedrockConverse`'s documented fields ask, the same for `.stream()` and `.invoke()`:
+# max_tokens: `max_tokens=N` ("Max tokens to generate"; sent as `inferenceConfig.maxTokens`);
+# reasoning: `additional_model_request_fields={"thinking": {"type": "enabled",
+#   "budget_tokens": N}}`, as its docstring's "Extended thinking" example writes it.
+# No feature of the wire is left out.
+FEATURES = {"bedrock-converse": ["max_tokens", "reasoning"]}
 
 
 def stopped_by(message):
@@ -29,12 +33,18 @@ def stopped_by(message):
 
 
 def model_of(base_url, request):
-    """`ChatBedrockConverse` at the case's endpoint with the told tools bound, the same
-    streamed or not."""
+    """`ChatBedrockConverse` at the case's endpoint with the told tools bound and the told
+    token limit and thinking budget (`FEATURES`), the same streamed or not."""
+    options = {}
+    if "max_tokens" in request:
+        options["max_tokens"] = request["max_tokens"]
+    if "reasoning" in request:
+        options["additional_model_request_fields"] = {"thinking": {
+            "type": "enabled", "budget_tokens": request["reasoning"]["budget_tokens"]}}
     # `max_retries=0` is botocore's `retries.max_attempts` 0: one attempt, no retry.
     model = ChatBedrockConverse(model=MODEL, region_name="us-east-1", base_url=base_url,
                                 aws_access_key_id="mcs", aws_secret_access_key="mcs",
-                                max_retries=0)
+                                max_retries=0, **options)
     return with_tools(model, request)
 
 

@@ -12,8 +12,14 @@ const {streamOutcome, wholeOutcome, versionOf} = require('../node-ai-sdk.cjs');
 
 const {createAmazonBedrock} = requirePeer(__dirname, '@ai-sdk/amazon-bedrock');
 
-// No request feature on bedrock-converse.
-const FEATURES = {'bedrock-converse': []};
+// What the AI SDK's call settings and the provider's documented options ask:
+// max_tokens: the call setting `maxOutputTokens: N` (node-ai-sdk.cjs; the SDK docs' "Settings"),
+//   sent as `inferenceConfig.maxTokens` (the provider adds a thinking budget to it);
+// reasoning: `providerOptions: {bedrock: {reasoningConfig: {type: 'enabled', budgetTokens: N}}}`
+//   (the provider's docs, "Reasoning", Anthropic example), which the provider sends to an
+//   Anthropic model as `additionalModelRequestFields.thinking`.
+// No feature of the wire is left out.
+const FEATURES = {'bedrock-converse': ['max_tokens', 'reasoning']};
 
 /** The model at the case URL, the same streamed or not. */
 function modelOf(baseUrl) {
@@ -21,7 +27,15 @@ function modelOf(baseUrl) {
     accessKeyId: 'x', secretAccessKey: 'x'})('anthropic.claude-sonnet-4-20250514-v1:0');
 }
 
+/** The provider's options asking what `request` says (`FEATURES`), the same streamed or not. */
+function optionsOf(request) {
+  if (!request.reasoning) return {};
+  return {providerOptions: {bedrock: {reasoningConfig: {type: 'enabled',
+    budgetTokens: request.reasoning.budget_tokens}}}};
+}
+
 serve(__dirname, () => versionOf(__dirname, '@ai-sdk/amazon-bedrock'),
-  (wire, baseUrl, request) => streamOutcome(__dirname, modelOf(baseUrl), request),
+  (wire, baseUrl, request) => streamOutcome(__dirname, modelOf(baseUrl), request,
+    optionsOf(request)),
   {features: FEATURES, whole: {'bedrock-converse': (wire, baseUrl, request) =>
-    wholeOutcome(__dirname, modelOf(baseUrl), request)}});
+    wholeOutcome(__dirname, modelOf(baseUrl), request, optionsOf(request))}});

@@ -18,8 +18,14 @@ const {BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand} =
   requirePeer(__dirname, '@aws-sdk/client-bedrock-runtime');
 const {NodeHttpHandler} = requirePeer(__dirname, '@smithy/node-http-handler');
 
-// No request feature on bedrock-converse.
-const FEATURES = {'bedrock-converse': []};
+// What the input of `ConverseStreamCommand` and `ConverseCommand` (one shape, the API
+// reference's) asks:
+// max_tokens: `inferenceConfig: {maxTokens: N}` (the harness sends 4096 when told none);
+// reasoning: `additionalModelRequestFields: {thinking: {type: 'enabled', budget_tokens: N}}`
+//   (the model's own fields beyond `inferenceConfig`; the Bedrock User Guide's "Extended
+//   thinking" page enables Claude's thinking with exactly this field).
+// No feature of the wire is left out.
+const FEATURES = {'bedrock-converse': ['max_tokens', 'reasoning']};
 
 // Stop reasons the Converse API documents as an answer that failed; any other one
 // (end_turn, tool_use, max_tokens, stop_sequence, ...) ended it normally.
@@ -33,13 +39,18 @@ function clientOf(baseUrl) {
     requestHandler: new NodeHttpHandler()});
 }
 
-/** The input of both commands: the told tools as `toolConfig.tools[].toolSpec`. */
+/** The input of both commands: the told tools as `toolConfig.tools[].toolSpec`, the told
+ * token limit and thinking budget (`FEATURES`). */
 function converseInput(request) {
   const input = {
     modelId: 'anthropic.claude-sonnet-4-20250514-v1:0',
     messages: [{role: 'user', content: [{text: 'Call the tool.'}]}],
-    inferenceConfig: {maxTokens: 4096},
+    inferenceConfig: {maxTokens: request.max_tokens ?? 4096},
   };
+  if (request.reasoning) {
+    input.additionalModelRequestFields = {thinking: {type: 'enabled',
+      budget_tokens: request.reasoning.budget_tokens}};
+  }
   if (request.tools.length) {
     input.toolConfig = {tools: request.tools.map(({name, description, parameters}) =>
       ({toolSpec: {name, description, inputSchema: {json: parameters}}}))};

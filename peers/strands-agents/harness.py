@@ -31,8 +31,14 @@ MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 FAILED_STOP = {"guardrail_intervened", "content_filtered", "malformed_model_output",
                "malformed_tool_use"}
 
-# Converse has no request feature the kit asks for.
-FEATURES = {"bedrock-converse": []}
+# What `BedrockModel`'s documented configuration (`BedrockConfig`) asks, streamed or not:
+# max_tokens: `max_tokens=N` ("Maximum number of tokens to generate in the response"; sent as
+#   `inferenceConfig.maxTokens`);
+# reasoning: `additional_request_fields={"thinking": {"type": "enabled", "budget_tokens": N}}`
+#   ("Additional fields to include in the Bedrock request", sent as
+#   `additionalModelRequestFields`; the model keeps `thinking` there unless a tool is forced).
+# No feature of the wire is left out.
+FEATURES = {"bedrock-converse": ["max_tokens", "reasoning"]}
 
 
 def arguments(value):
@@ -67,12 +73,19 @@ async def model_turn(model, request):
 
 def turn(base_url, request, streaming):
     """One model turn at the case's endpoint, `converse_stream` or (not `streaming`)
-    `converse`, mapped to an outcome."""
+    `converse`, asking the told token limit and thinking budget (`FEATURES`), mapped to an
+    outcome."""
     session = boto3.Session(aws_access_key_id="mcs", aws_secret_access_key="mcs",
                             region_name="us-east-1")
+    options = {}
+    if "max_tokens" in request:
+        options["max_tokens"] = request["max_tokens"]
+    if "reasoning" in request:
+        options["additional_request_fields"] = {"thinking": {
+            "type": "enabled", "budget_tokens": request["reasoning"]["budget_tokens"]}}
     model = BedrockModel(model_id=MODEL, boto_session=session, endpoint_url=base_url,
                          boto_client_config=Config(retries={"total_max_attempts": 1}),
-                         streaming=streaming)
+                         streaming=streaming, **options)
     stop_reason, message, usage, metrics = asyncio.run(model_turn(model, request))
     content = message.get("content", [])
     calls = [call(block["toolUse"]["name"], arguments(block["toolUse"]["input"]),
