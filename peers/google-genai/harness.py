@@ -17,12 +17,15 @@ MODEL = "gemini-2.5-flash"
 # MALFORMED_FUNCTION_CALL, ...) is how the SDK tells its user the answer failed.
 NORMAL_FINISH = {"STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"}
 
-# `ThinkingConfig(include_thoughts=True)`, and `FunctionCallingConfig(
-# stream_function_call_arguments=True)`, which the SDK refuses on the Gemini API (a ValueError
-# before any request) and sends on Vertex AI only: asked through a Vertex AI client in express
-# mode (`vertexai=True` with an API key) at the same base URL. The SDK hands each chunk's
-# `FunctionCall` (its `partial_args`) to the user as it came; no helper joins them.
-FEATURES = {"gemini": ["include_thoughts", "stream_function_call_arguments"]}
+# Every gemini feature is a documented field of `GenerateContentConfig` (types.py):
+# include_thoughts: `thinking_config=ThinkingConfig(include_thoughts=True)`;
+# stream_function_call_arguments: `tool_config=ToolConfig(function_calling_config=
+# FunctionCallingConfig(stream_function_call_arguments=True))`, which the SDK refuses on the
+# Gemini API (a ValueError before any request) and sends on Vertex AI only: asked through a
+# Vertex AI client in express mode (`vertexai=True` with an API key) at the same base URL (the
+# SDK hands each chunk's `FunctionCall`, its `partial_args`, to the user as it came; no helper
+# joins them); max_tokens: `max_output_tokens=N`. None is left out.
+FEATURES = {"gemini": ["include_thoughts", "stream_function_call_arguments", "max_tokens"]}
 
 
 def stopped_by(chunk):
@@ -50,6 +53,7 @@ def client_and_config(base_url, request):
         tools=[types.Tool(function_declarations=declarations)] if declarations else None,
         thinking_config=types.ThinkingConfig(include_thoughts=True)
         if request.get("include_thoughts") else None,
+        max_output_tokens=request.get("max_tokens"),
         tool_config=types.ToolConfig(function_calling_config=types.FunctionCallingConfig(
             stream_function_call_arguments=True)) if streamed_arguments else None,
         # The SDK refuses streamed arguments with automatic function calling on.

@@ -9,11 +9,13 @@ from langchain_google_genai import ChatGoogleGenerativeAI
 from _protocol import openai_tools, outcome, serve
 from _langchain import PROMPT, summed_calls, summed_stream
 
-# `include_thoughts=True` on the model; `bind_tools(..., tool_config=...)` with
+# What ChatGoogleGenerativeAI's documented fields ask: include_thoughts: `include_thoughts=
+# True` on the model; stream_function_call_arguments: `bind_tools(..., tool_config=...)` with
 # `stream_function_call_arguments`, which Gemini takes on Vertex AI only: there the model is
 # `vertexai=True` with an API key (express mode), as langchain-google-genai's own test of
-# the option streams it.
-FEATURES = {"gemini": ["include_thoughts", "stream_function_call_arguments"]}
+# the option streams it; max_tokens: `max_tokens=N` (the alias of `max_output_tokens`, sent
+# as `generationConfig.maxOutputTokens`). None is left out.
+FEATURES = {"gemini": ["include_thoughts", "stream_function_call_arguments", "max_tokens"]}
 
 # Finish reasons of an answer that ended normally; any other one (SAFETY, RECITATION,
 # MALFORMED_FUNCTION_CALL, ...) is how the model tells its user the answer failed.
@@ -36,7 +38,7 @@ def bound_model(base_url, request):
     # `max_retries=1` is one attempt (its docs: 0 would mean the SDK's default retries).
     model = ChatGoogleGenerativeAI(
         model="gemini-2.5-flash", api_key="mcs-key", base_url=base_url,
-        vertexai=streamed_arguments, max_retries=1,
+        vertexai=streamed_arguments, max_retries=1, max_tokens=request.get("max_tokens"),
         include_thoughts=True if request.get("include_thoughts") else None)
     options = {}
     if streamed_arguments:

@@ -11,10 +11,12 @@ const {streamOutcome, wholeOutcome, versionOf} = require('../node-ai-sdk.cjs');
 
 const {createGoogleGenerativeAI} = requirePeer(__dirname, '@ai-sdk/google');
 
-// `providerOptions.google.thinkingConfig.includeThoughts`. The provider's
-// `streamFunctionCallArguments` option is sent only by Vertex AI providers
-// (`@ai-sdk/google-vertex`); this one drops it with a warning, so it is not declared.
-const FEATURES = {gemini: ['include_thoughts']};
+// include_thoughts: `providerOptions.google.thinkingConfig.includeThoughts`; max_tokens: the
+// SDK's own call setting `maxOutputTokens` (node-ai-sdk.cjs passes the told limit), sent as
+// `generationConfig.maxOutputTokens`. Left out: stream_function_call_arguments: the
+// provider's `streamFunctionCallArguments` option is sent only by Vertex AI providers
+// (`@ai-sdk/google-vertex`); this one drops it with a warning.
+const FEATURES = {gemini: ['include_thoughts', 'max_tokens']};
 
 /** `outcomeOf(peerDir, model, request, options)` (the shared `streamOutcome` or
  * `wholeOutcome`) with the Gemini model at `baseUrl` and the options `request` asks for. */

@@ -10,10 +10,13 @@ const {serve, requirePeer} = require('../node-protocol.cjs');
 
 const {GoogleGenAI} = requirePeer(__dirname, '@google/genai');
 
-// `config.thinkingConfig.includeThoughts`, and `config.toolConfig.functionCallingConfig
-// .streamFunctionCallArguments`, which the SDK documents as Vertex AI's only: asked through a
-// Vertex AI client in express mode (`enterprise: true` with an API key) at the same base URL.
-const FEATURES = {gemini: ['include_thoughts', 'stream_function_call_arguments']};
+// Every gemini feature is a documented field of `GenerateContentConfig`: include_thoughts:
+// `config.thinkingConfig.includeThoughts`; stream_function_call_arguments:
+// `config.toolConfig.functionCallingConfig.streamFunctionCallArguments`, which the SDK
+// documents as Vertex AI's only: asked through a Vertex AI client in express mode
+// (`enterprise: true` with an API key) at the same base URL; max_tokens:
+// `config.maxOutputTokens`. None is left out.
+const FEATURES = {gemini: ['include_thoughts', 'stream_function_call_arguments', 'max_tokens']};
 
 // Finish reasons of an answer that ended normally; any other one (SAFETY, RECITATION,
 // MALFORMED_FUNCTION_CALL, ...) is how the SDK tells its user the answer failed.
@@ -40,6 +43,7 @@ function clientAndParams(baseUrl, request) {
       ({name, description, parametersJsonSchema: parameters}))}];
   }
   if (request.include_thoughts) config.thinkingConfig = {includeThoughts: true};
+  if (request.max_tokens !== undefined) config.maxOutputTokens = request.max_tokens;
   if (vertex) {
     config.toolConfig = {functionCallingConfig: {streamFunctionCallArguments: true}};
   }

@@ -6,14 +6,20 @@ import ollama
 
 from _protocol import call, openai_tools, outcome, serve
 
+# Both are documented parameters of `Client.chat()`: think: `think=True` ("Enable thinking
+# mode (for thinking models)", ChatRequest.think); max_tokens: `options={"num_predict": N}`
+# (the `Options` fields, sent as `options.num_predict`). None is left out.
+FEATURES = {"ollama-chat": ["think", "max_tokens"]}
+
 
 def chat(base_url, request, stream):
-    """`Client(host=...).chat(...)` with the told tools: a `ChatResponse` generator when
-    `stream`, else one `ChatResponse`."""
+    """`Client(host=...).chat(...)` with the told tools and what `request` asks: a
+    `ChatResponse` generator when `stream`, else one `ChatResponse`."""
     client = ollama.Client(host=base_url.rstrip("/"))
     return client.chat(model="llama3.2", stream=stream, messages=[
         {"role": "user", "content": "What is the weather in Paris?"}],
-        tools=openai_tools(request) or None)
+        tools=openai_tools(request) or None, think=True if request.get("think") else None,
+        options={"num_predict": request["max_tokens"]} if "max_tokens" in request else None)
 
 
 def outcome_of(responses):
@@ -40,5 +46,4 @@ def whole(base_url, wire, request):
 
 
 if __name__ == "__main__":
-    # No request feature concerns Ollama's wire.
-    serve(__file__, run, {}, {"ollama-chat": whole})
+    serve(__file__, run, FEATURES, {"ollama-chat": whole})
