@@ -5,18 +5,18 @@ from _protocol import call, openai_tools
 PROMPT = "What is the weather in Paris?"
 
 
-def with_tools(model, request):
+def with_tools(model, request, native=()):
     """`model.bind_tools(...)` with the told tools (OpenAI's format, which every LangChain
-    chat model takes), as LangChain's docs show; the model
-    itself when there are none."""
-    tools = openai_tools(request)
+    chat model takes), as LangChain's docs show, and `native`, provider tools as the
+    provider writes them; the model itself when there are none."""
+    tools = [*openai_tools(request), *native]
     return model.bind_tools(tools) if tools else model
 
 
-def summed_stream(model):
-    """`model.stream(PROMPT)` summed with `+`; None when it yields nothing."""
+def summed_stream(model, prompt=PROMPT):
+    """`model.stream(prompt)` summed with `+`; None when it yields nothing."""
     total = None
-    for chunk in model.stream(PROMPT):
+    for chunk in model.stream(prompt):
         total = chunk if total is None else total + chunk
     return total
 

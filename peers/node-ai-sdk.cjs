@@ -44,7 +44,7 @@ function toolSet(peerDir, request, toolOptions) {
 
 /** What both calls ask for (`streamText`, `generateText`): the told tools (and
  * `providerTools`, the provider's own, by name), the provider's options, the told token
- * limit (else 4096), the SDK's retries off. */
+ * limit (else 4096) and stop sequences, the SDK's retries off. */
 function callSettings(peerDir, model, request, {providerOptions, toolOptions, providerTools} = {}) {
   return {
     model,
@@ -52,6 +52,7 @@ function callSettings(peerDir, model, request, {providerOptions, toolOptions, pr
     tools: {...toolSet(peerDir, request, toolOptions), ...providerTools},
     ...(providerOptions ? {providerOptions} : {}),
     maxOutputTokens: request.max_tokens ?? 4096,
+    ...(request.stop_sequences ? {stopSequences: request.stop_sequences} : {}),
     maxRetries: 0, // a retried request would fetch the same served body again
   };
 }

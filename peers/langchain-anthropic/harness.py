@@ -4,12 +4,27 @@
 same reading of the `AIMessage` it returns."""
 
 from langchain_anthropic import ChatAnthropic
+from langchain_core.messages import HumanMessage
 
 from _protocol import outcome, serve
 from _langchain import PROMPT, summed_calls, summed_stream, with_tools
 
-# ChatAnthropic's own `thinking` and `betas` parameters.
-FEATURES = {"anthropic-messages": ["thinking", "programmatic_tool_calling"]}
+# What ChatAnthropic's documented fields and inputs ask (its class fields; the LangChain
+# Anthropic integration page: built-in tools, citations, search results):
+# thinking: `thinking={"type": "enabled", "budget_tokens": N}`; programmatic_tool_calling:
+#   `betas=[...]`; max_tokens: `max_tokens` (the told N, else 4096); stop_sequences:
+#   `stop_sequences` (alias `stop`);
+# web_search, web_fetch, code_execution, tool_search: the server tool's dict in
+#   `bind_tools`, which sends a built-in tool unchanged (`_is_builtin_tool`: the
+#   web_search_, web_fetch_, code_execution_ and tool_search_ types; it adds the beta a
+#   tool needs itself);
+# citations, search_results: `document` and `search_result` content blocks with
+#   `citations: {"enabled": True}` in the HumanMessage, which `_format_messages` sends as
+#   they are. None is left out.
+FEATURES = {"anthropic-messages": ["thinking", "programmatic_tool_calling", "max_tokens",
+                                   "stop_sequences", "web_search", "web_fetch",
+                                   "code_execution", "tool_search", "citations",
+                                   "search_results"]}
 
 
 def model_of(base_url, request):
@@ -19,9 +34,21 @@ def model_of(base_url, request):
         options["thinking"] = {"type": "enabled", "budget_tokens": request["thinking"]["budget_tokens"]}
     if request.get("betas"):
         options["betas"] = request["betas"]
-    model = ChatAnthropic(model="claude-sonnet-4-5", api_key="sk-mcs", max_tokens=4096,
+    if request.get("stop_sequences"):
+        options["stop_sequences"] = request["stop_sequences"]
+    model = ChatAnthropic(model="claude-sonnet-4-5", api_key="sk-mcs",
+                          max_tokens=request.get("max_tokens", 4096),
                           base_url=base_url.rstrip("/"), max_retries=0, **options)
-    return with_tools(model, request)
+    return with_tools(model, request, request.get("native_tools", ()))
+
+
+def prompt_of(request):
+    """The question; with told documents or search results, one HumanMessage holding them
+    (as content blocks, before the question) and the question."""
+    sources = [*request.get("documents", ()), *request.get("search_results", ())]
+    if not sources:
+        return PROMPT
+    return [HumanMessage([*sources, {"type": "text", "text": PROMPT}])]
 
 
 def answer_of(message):
@@ -32,11 +59,11 @@ def answer_of(message):
 
 
 def run(base_url, wire, request):
-    return answer_of(summed_stream(model_of(base_url, request)))
+    return answer_of(summed_stream(model_of(base_url, request), prompt_of(request)))
 
 
 def whole(base_url, wire, request):
-    return answer_of(model_of(base_url, request).invoke(PROMPT))
+    return answer_of(model_of(base_url, request).invoke(prompt_of(request)))
 
 
 if __name__ == "__main__":

@@ -9,8 +9,27 @@ const {serve, plain, requirePeer} = require('../node-protocol.cjs');
 
 const Anthropic = requirePeer(__dirname, '@anthropic-ai/sdk');
 
-// `thinking` is a parameter of `messages.stream()`; betas go through `client.beta.messages`.
-const FEATURES = {'anthropic-messages': ['thinking', 'programmatic_tool_calling']};
+// Every feature is a documented parameter of `messages.create()` / `messages.stream()` (the
+// SDK's MessageCreateParams types), so none is left out:
+// thinking: `thinking: {type: 'enabled', budget_tokens}`; programmatic_tool_calling:
+//   `client.beta.messages` with `betas` (the anthropic-beta header); max_tokens: `max_tokens`,
+//   required: the told N, else 4096; stop_sequences: `stop_sequences`; web_search,
+//   web_fetch, code_execution, tool_search: `tools` takes the server tools as the API writes
+//   them (ToolUnion: WebSearchTool20250305, WebFetchTool20250910, CodeExecutionTool20250825,
+//   ToolSearchToolRegex20251119 / Bm25); citations, search_results: the user message's
+//   content blocks (ContentBlockParam: DocumentBlockParam with a text, base64 PDF or content
+//   source, SearchResultBlockParam), `citations: {enabled: true}`.
+const FEATURES = {'anthropic-messages': ['thinking', 'programmatic_tool_calling', 'max_tokens',
+  'stop_sequences', 'web_search', 'web_fetch', 'code_execution', 'tool_search', 'citations',
+  'search_results']};
+const PROMPT = 'Call the tool.';
+
+/** The user message's content: the told documents and search results (before the question,
+ * as the citations docs show them), then the question; the question alone without them. */
+function contentOf(request) {
+  const sources = [...(request.documents || []), ...(request.search_results || [])];
+  return sources.length ? [...sources, {type: 'text', text: PROMPT}] : PROMPT;
+}
 
 /** The messages API to call (`client.beta.messages` when betas are told) and the request's
  * parameters, the same streamed or not. */
@@ -19,10 +38,10 @@ function messagesOf(baseUrl, request) {
   const client = new Anthropic({baseURL: baseUrl.replace(/\/+$/, ''), apiKey: 'sk-mcs',
     maxRetries: 0});
   const options = {};
-  if (request.tools.length) {
-    options.tools = request.tools.map(({name, description, parameters}) =>
-      ({name, description, input_schema: parameters}));
-  }
+  const tools = [...request.tools.map(({name, description, parameters}) =>
+    ({name, description, input_schema: parameters})), ...(request.native_tools || [])];
+  if (tools.length) options.tools = tools;
+  if (request.stop_sequences) options.stop_sequences = request.stop_sequences;
   if (request.thinking) {
     options.thinking = {type: 'enabled', budget_tokens: request.thinking.budget_tokens};
   }
@@ -31,8 +50,8 @@ function messagesOf(baseUrl, request) {
     api = client.beta.messages;
     options.betas = request.betas;
   }
-  return [api, {model: 'mcs-model', max_tokens: 4096, ...options,
-    messages: [{role: 'user', content: 'Call the tool.'}]}];
+  return [api, {model: 'mcs-model', max_tokens: request.max_tokens ?? 4096, ...options,
+    messages: [{role: 'user', content: contentOf(request)}]}];
 }
 
 /** The outcome of a `Message`, the stream's final one or the non-streamed one. */
