@@ -5,12 +5,15 @@ environment has at the matrix's version (the official SDKs among the test extras
 still exit 1."""
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
 PEERS = Path(__file__).resolve().parents[2] / "peers"
 sys.path.insert(0, str(PEERS))
-import run  # noqa: E402
+_spec = importlib.util.spec_from_file_location("peers_run", PEERS / "run.py")
+run = importlib.util.module_from_spec(_spec)  # not `import run`: benchmarks/ has a run.py too
+_spec.loader.exec_module(run)
 from matrix import issues, judging, observations, repros  # noqa: E402
 
 MATRIX = judging.derive()
