@@ -13,13 +13,12 @@ Linear in the stream: each token is looked at once, and the held text is read on
 """
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
 from mcs_reference.calls import ExtractedCall
 from mcs_reference.formats import format_codec, format_names
-from mcs_conformance.wires import spelled, spellings_of, tokenize
+from mcs_conformance.wires import spelled, spelling_choices, tokenize
 
 __all__ = ["ReferenceParser", "parser"]
 
@@ -35,20 +34,15 @@ def _tool_call(index: int, call: ExtractedCall) -> dict:
 
 def _call_openings(codec: Any) -> frozenset[str] | None:
     """The special tokens a call of `codec`'s format can open with, in the template's
-    spelling and in every choice of spellings a model output may hold (one body spelling at
-    most); None when one of them opens a call with no special token."""
+    spelling and in every choice of spellings a model output may hold; None when one of
+    them opens a call with no special token."""
     probe = [ExtractedCall("f", {})]
-    bodies = [(s,) for s in spellings_of(codec.name) if s.body]
-    others = [s for s in spellings_of(codec.name) if not s.body]
     openings = set()
-    for body in [(), *bodies]:
-        for count in range(len(others) + 1):
-            for chosen in itertools.combinations(others, count):
-                text = spelled(codec, probe, body + chosen)
-                first = tokenize(text, codec.special_tokens)[0]
-                if first not in codec.special_tokens:
-                    return None
-                openings.add(first)
+    for chosen in spelling_choices(codec.name):
+        first = tokenize(spelled(codec, probe, chosen), codec.special_tokens)[0]
+        if first not in codec.special_tokens:
+            return None
+        openings.add(first)
     return frozenset(openings)
 
 

@@ -10,16 +10,18 @@ a failure says which spelling; the reference codec reads every one back to the c
 """
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
 
-__all__ = ["SPELLINGS", "Spelling", "allowed_spellings", "spelled", "spellings_of"]
+__all__ = ["SPELLINGS", "Spelling", "allowed_spellings", "spelled", "spelling_choices",
+           "spellings_of"]
 
 _LLAMA_CPP = ("llama.cpp tests/test-chat.cpp @0042e2079d34 ({}); transcribed in "
               "tests/oracles/llama-cpp/")
@@ -35,8 +37,9 @@ class Spelling:
     catalogue's `json`): its stable `name`, what it is, where it was seen.
 
     `rewrite(text, calls)` turns the calls as written so far into this spelling. A `body`
-    spelling writes the calls anew from `calls` (so a case holds one at most, before the
-    others); an `ids` spelling writes the ids the calls are drawn with."""
+    spelling writes the calls' bodies its own way, anew from `calls` or by rewriting the
+    template's (DeepSeek V3's arguments fence), so a case holds one at most, applied before
+    the others; an `ids` spelling writes the ids the calls are drawn with."""
 
     name: str
     format: str
@@ -150,11 +153,12 @@ _TABLE = (
              "`{...}```<｜tool▁call▁end｜>`",
              _LLAMA_CPP.format("llama-cpp-deepseek-r1.jinja and "
                                "DeepSeek-R1-Distill-Qwen-32B.jinja cases"),
-             _replace(("\n```" + _DS_CALL_END, "```" + _DS_CALL_END))),
+             _replace(("\n```" + _DS_CALL_END, "```" + _DS_CALL_END)), body=True),
     Spelling("no-fence", "deepseek-v3", "the arguments JSON without its ```json fence",
              "google/adk-python pull request 5654 (closed): DeepSeek-V3 calls seen through "
              "LiteLLM, arguments fenced or bare",
-             _replace(("\n```json\n", "\n"), ("\n```" + _DS_CALL_END, _DS_CALL_END))),
+             _replace(("\n```json\n", "\n"), ("\n```" + _DS_CALL_END, _DS_CALL_END)),
+             body=True),
     Spelling("no-functions-prefix", "kimi-k2", "call ids `NAME:IDX` without `functions.`",
              "ai-dynamo/dynamo lib/parsers/src/tool_calling/xml/kimi_k2_parser.rs (its id "
              "pattern `(?:functions\\.)?NAME:IDX`, after vLLM's and SGLang's Kimi parsers)",
@@ -192,6 +196,17 @@ def spellings_of(format: str) -> tuple[Spelling, ...]:
     """The spellings of `format` (a codec's `name`), body spellings first."""
     own = [s for s in _TABLE if s.format == format]
     return tuple(sorted(own, key=lambda s: not s.body))
+
+
+def spelling_choices(format: str) -> Iterator[tuple[Spelling, ...]]:
+    """Every choice of spellings a case of `format` may hold (one body spelling at most,
+    any of the others), in the order they are applied; the template's own first."""
+    bodies = [(s,) for s in spellings_of(format) if s.body]
+    others = [s for s in spellings_of(format) if not s.body]
+    for body in [(), *bodies]:
+        for count in range(len(others) + 1):
+            for chosen in itertools.combinations(others, count):
+                yield body + chosen
 
 
 def allowed_spellings(format: str, names: Iterable[str] | None) -> tuple[Spelling, ...]:

@@ -10,8 +10,8 @@ from hypothesis.errors import InvalidArgument
 
 from mcs_reference import ExtractedCall, format_codec, format_names
 from mcs_conformance.wires import (format_cases, malformed_cases, MUTATIONS, mutated_outputs,
-                                   prose_cases, spelled, SPELLINGS, spellings_of, token_deltas,
-                                   tokenize, tools_for)
+                                   prose_cases, spelled, spelling_choices, SPELLINGS, spellings_of,
+                                   token_deltas, tokenize, tools_for)
 from mcs_conformance.wires._spellings import allowed_spellings
 
 FORMATS = format_names()
@@ -111,6 +111,18 @@ def test_every_spelling_names_its_source():
     for spelling in SPELLINGS.values():
         assert spelling.source and spelling.description, spelling.name
     assert [s.name for s in spellings_of("mistral-v11")] == ["call-id", "args-token-dropped"]
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_choice_of_spellings_a_case_may_hold_reads_back_without_error(name):
+    """One body spelling at most and any of the others: no two of them make together a
+    text no model writes (DeepSeek V3's closing fence inline, after no opening fence)."""
+    codec = format_codec(name)
+    calls = [ExtractedCall("f", {"a": "x"}, "a1B2c3D4e"), ExtractedCall("g", {}, "b2C3d4E5f")]
+    for chosen in spelling_choices(codec.name):
+        found = codec.decode(spelled(codec, calls, chosen))
+        assert [(c.name, c.arguments, c.error) for c in found] == \
+            [(c.name, c.arguments, None) for c in calls], [s.name for s in chosen]
 
 
 @pytest.mark.parametrize("name", FORMATS)
