@@ -5,8 +5,7 @@
 from __future__ import annotations
 
 from mcs_reference import ExtractedCall, format_codec, format_names
-from mcs_conformance.wires import spellings_of
-from mcs_conformance.wires._spellings import spelled
+from mcs_conformance.wires import spelled, spellings_of
 
 HEAD = """# The catalogue of model-output formats
 
@@ -45,10 +44,7 @@ def spellings(codec) -> list[str]:
     lines = []
     for spelling in spellings_of(codec.name):
         calls = EXAMPLE if spelling.ids else [ExtractedCall("get_weather", EXAMPLE[0].arguments)]
-        asked = "" if spelling.by_default else (
-            " Drawn only when named: the reference parser still streams what comes before "
-            "the template's opening token as prose.")
-        lines += [f"`{spelling.name}`: {spelling.description}. Source: {spelling.source}.{asked}",
+        lines += [f"`{spelling.name}`: {spelling.description}. Source: {spelling.source}.",
                   "", "~~~text", spelled(codec, calls, [spelling]), "~~~", ""]
     return ["### Spellings drawn", "", *lines] if lines else []
 

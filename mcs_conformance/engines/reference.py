@@ -1,12 +1,15 @@
 """The reference parser: `mcs_reference`'s format codecs behind the engine parser protocol.
 
 The baseline row of the engines matrix, and a model of what an engine's streaming parser
-must do: stream the prose as it comes, up to the special token a call of the format opens
-with (none can stand in prose, so the calls start there); hold the rest; at the end of the stream,
+must do: stream the prose as it comes, up to the first special token a call of the format
+can open with, in its chat template's spelling or in any spelling real models write
+(wires/_spellings.py: Kimi K2 may open with `<|tool_call_begin|>`, no section marker);
+none can stand in prose, so the calls start there. Hold the rest; at the end of the stream,
 read the held text whole, once, and send the prose left in it and each call, complete.
-A format with no special token (bare JSON, pythonic lists) holds everything until the end:
-prose cannot be told from the start of a call before the call is complete. Linear in the
-stream: each token is looked at once, and the held text is read once.
+A format whose call may open with no special token (bare JSON, pythonic lists, Qwen3-Coder
+without its `<tool_call>`, Harmony with the recipient in the role header) holds everything
+until the end: prose cannot be told from the start of a call before the call is complete.
+Linear in the stream: each token is looked at once, and the held text is read once.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from typing import Any
 
 from mcs_reference.calls import ExtractedCall
 from mcs_reference.formats import format_codec, format_names
+from mcs_conformance.wires import spelled, spelling_choices, tokenize
 
 __all__ = ["ReferenceParser", "parser"]
 
@@ -28,16 +32,27 @@ def _tool_call(index: int, call: ExtractedCall) -> dict:
             "function": {"name": call.name, "arguments": arguments}}
 
 
+def _call_openings(codec: Any) -> frozenset[str] | None:
+    """The special tokens a call of `codec`'s format can open with, in the template's
+    spelling and in every choice of spellings a model output may hold; None when one of
+    them opens a call with no special token."""
+    probe = [ExtractedCall("f", {})]
+    openings = set()
+    for chosen in spelling_choices(codec.name):
+        first = tokenize(spelled(codec, probe, chosen), codec.special_tokens)[0]
+        if first not in codec.special_tokens:
+            return None
+        openings.add(first)
+    return frozenset(openings)
+
+
 class ReferenceParser:
     """One catalogue format's reference codec, as an engine's tool parser."""
 
     def __init__(self, format: str):
         self.codec = format_codec(format)
         self.name = f"mcs_reference {type(self.codec).__name__} ({format})"
-        probe = self.codec.encode([ExtractedCall("f", {})])
-        # Calls that open with a special token end the prose there; others may open with
-        # `{` or `[`, which prose holds too.
-        self.openings = {token for token in self.codec.special_tokens if probe.startswith(token)}
+        self.openings = _call_openings(self.codec)
 
     def parse(self, text: str, tools: list[dict]) -> dict:
         """The whole output at once: its prose as `content`, its calls as `tool_calls`."""
@@ -50,15 +65,15 @@ class ReferenceParser:
         return message
 
     def stream(self, deltas: list[list[str]], tools: list[dict]) -> list[dict]:
-        """Prose streams until the special token that opens a call; the rest is read once, at
-        the end."""
-        specials = self.openings
+        """Prose streams until a special token that can open a call; the rest is read once,
+        at the end."""
+        openings = self.openings
         emitted: list[dict] = []
-        held: list[str] | None = None if specials else []
+        held: list[str] | None = None if openings else []
         for delta in deltas:
             shown = []
             for token in delta:
-                if held is None and token in specials:
+                if held is None and token in openings:
                     held = []
                 if held is None:
                     shown.append(token)

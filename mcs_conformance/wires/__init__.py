@@ -37,7 +37,8 @@ from mcs_conformance.wires._request_check import request_mismatch
 from mcs_conformance.wires._requests import (case_features, case_request, drawable_quirks,
                                              features_of, PROGRAMMATIC_BETA, Requestable,
                                              shape_options, tool_definition)
-from mcs_conformance.wires._spellings import Spelling, SPELLINGS, spellings_of
+from mcs_conformance.wires._spellings import (spelled, spelling_choices, Spelling, SPELLINGS,
+                                              spellings_of)
 from mcs_conformance.wires._tokens import token_deltas, tokenize
 from mcs_conformance.wires.formats import (FormatCase, format_cases, malformed_cases,
                                            prose_cases, tools_for)
@@ -66,7 +67,7 @@ __all__ = [
     "FormatCase", "format_cases", "malformed_cases", "prose_cases", "token_deltas", "tokenize",
     "tools_for",
     # the spellings real models write for a format, beside its template's own
-    "SPELLINGS", "Spelling", "spellings_of",
+    "SPELLINGS", "Spelling", "spelled", "spelling_choices", "spellings_of",
     # model outputs mutated (a delimiter deleted, a number overflowing, ...), by kind
     "MUTATIONS", "MutatedOutput", "mutated_outputs",
     # hand-made shapes

@@ -10,16 +10,18 @@ a failure says which spelling; the reference codec reads every one back to the c
 """
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from hypothesis.errors import InvalidArgument
 
 from mcs_reference.calls import ExtractedCall
 
-__all__ = ["SPELLINGS", "Spelling", "allowed_spellings", "spelled", "spellings_of"]
+__all__ = ["SPELLINGS", "Spelling", "allowed_spellings", "spelled", "spelling_choices",
+           "spellings_of"]
 
 _LLAMA_CPP = ("llama.cpp tests/test-chat.cpp @0042e2079d34 ({}); transcribed in "
               "tests/oracles/llama-cpp/")
@@ -35,12 +37,9 @@ class Spelling:
     catalogue's `json`): its stable `name`, what it is, where it was seen.
 
     `rewrite(text, calls)` turns the calls as written so far into this spelling. A `body`
-    spelling writes the calls anew from `calls` (so a case holds one at most, before the
-    others); an `ids` spelling writes the ids the calls are drawn with. A spelling not
-    `by_default` is drawn only when named: its first call opens without the special token
-    the template's spelling opens with, and the reference parser
-    (mcs_conformance/engines/reference.py) still streams everything before that token as
-    prose."""
+    spelling writes the calls' bodies its own way, anew from `calls` or by rewriting the
+    template's (DeepSeek V3's arguments fence), so a case holds one at most, applied before
+    the others; an `ids` spelling writes the ids the calls are drawn with."""
 
     name: str
     format: str
@@ -49,7 +48,6 @@ class Spelling:
     rewrite: Callable[[str, list], str]
     body: bool = False
     ids: bool = False
-    by_default: bool = True
 
 
 def _replace(*pairs: tuple[str, str]) -> Callable[[str, list], str]:
@@ -125,7 +123,7 @@ _TABLE = (
     Spelling("no-opening-tag", "qwen3-coder", "the first call without its opening "
              "`<tool_call>`: `<function=NAME>...</function>\\n</tool_call>`",
              _LLAMA_CPP.format("Qwen3-Coder.jinja cases: 'Some models skip the opening "
-                               "<tool_call>'"), _headless, by_default=False),
+                               "<tool_call>'"), _headless),
     Spelling("tekken-no-space", "mistral", "no space after the marker: `[TOOL_CALLS][{...}]` "
              "(Tekken tokenizers: Mistral Nemo)",
              _LLAMA_CPP.format("mistralai-Mistral-Nemo-Instruct-2407.jinja case"),
@@ -155,11 +153,12 @@ _TABLE = (
              "`{...}```<｜tool▁call▁end｜>`",
              _LLAMA_CPP.format("llama-cpp-deepseek-r1.jinja and "
                                "DeepSeek-R1-Distill-Qwen-32B.jinja cases"),
-             _replace(("\n```" + _DS_CALL_END, "```" + _DS_CALL_END))),
+             _replace(("\n```" + _DS_CALL_END, "```" + _DS_CALL_END)), body=True),
     Spelling("no-fence", "deepseek-v3", "the arguments JSON without its ```json fence",
              "google/adk-python pull request 5654 (closed): DeepSeek-V3 calls seen through "
              "LiteLLM, arguments fenced or bare",
-             _replace(("\n```json\n", "\n"), ("\n```" + _DS_CALL_END, _DS_CALL_END))),
+             _replace(("\n```json\n", "\n"), ("\n```" + _DS_CALL_END, _DS_CALL_END)),
+             body=True),
     Spelling("no-functions-prefix", "kimi-k2", "call ids `NAME:IDX` without `functions.`",
              "ai-dynamo/dynamo lib/parsers/src/tool_calling/xml/kimi_k2_parser.rs (its id "
              "pattern `(?:functions\\.)?NAME:IDX`, after vLLM's and SGLang's Kimi parsers)",
@@ -167,8 +166,7 @@ _TABLE = (
     Spelling("no-end-markers", "kimi-k2", "no section markers and no `<|tool_call_end|>`: "
              "each call runs to the next `<|tool_call_begin|>` or the end",
              _LLAMA_CPP.format("Kimi-K2-Thinking.jinja cases, 'Real life test - "
-                               "execute_command'"), _replace(*((m, "") for m in _KIMI_MARKERS)),
-             by_default=False),
+                               "execute_command'"), _replace(*((m, "") for m in _KIMI_MARKERS))),
     Spelling("no-newlines", "glm-4.5", "no newline after the name nor between the tags "
              "(GLM-4.7): `<tool_call>NAME<arg_key>...</arg_value></tool_call>`",
              _LLAMA_CPP.format("GLM-4.7-Flash.jinja and Spark2.5.jinja cases"),
@@ -181,8 +179,7 @@ _TABLE = (
     Spelling("recipient-in-role", "harmony", "the recipient in the role header: ` to="
              "functions.NAME<|channel|>commentary`, after `<|start|>assistant` (the prompt's, "
              "for the first message)", _LLAMA_CPP.format("openai-gpt-oss-120b.jinja cases"),
-             lambda text, calls: _HARMONY_CHANNEL_RECIPIENT.sub(r" \2<|channel|>\1 ", text),
-             by_default=False),
+             lambda text, calls: _HARMONY_CHANNEL_RECIPIENT.sub(r" \2<|channel|>\1 ", text)),
     Spelling("no-constrain", "harmony", "no `<|constrain|>json` before `<|message|>`",
              _LLAMA_CPP.format("openai-gpt-oss-120b.jinja cases"),
              _replace((" <|constrain|>json", ""))),
@@ -201,12 +198,23 @@ def spellings_of(format: str) -> tuple[Spelling, ...]:
     return tuple(sorted(own, key=lambda s: not s.body))
 
 
+def spelling_choices(format: str) -> Iterator[tuple[Spelling, ...]]:
+    """Every choice of spellings a case of `format` may hold (one body spelling at most,
+    any of the others), in the order they are applied; the template's own first."""
+    bodies = [(s,) for s in spellings_of(format) if s.body]
+    others = [s for s in spellings_of(format) if not s.body]
+    for body in [(), *bodies]:
+        for count in range(len(others) + 1):
+            for chosen in itertools.combinations(others, count):
+                yield body + chosen
+
+
 def allowed_spellings(format: str, names: Iterable[str] | None) -> tuple[Spelling, ...]:
-    """The spellings of `format` a generator may draw: those drawn by default for None,
-    else those named. A name that is no spelling of the format raises `InvalidArgument`."""
+    """The spellings of `format` a generator may draw: all of them for None, else those
+    named. A name that is no spelling of the format raises `InvalidArgument`."""
     own = spellings_of(format)
     if names is None:
-        return tuple(s for s in own if s.by_default)
+        return own
     if isinstance(names, str):
         raise InvalidArgument(f"spellings must be a set of names or None, got {names!r}")
     unknown = set(names) - {s.name for s in own}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import time
 
+from mcs_reference import ExtractedCall
 from mcs_conformance.engines.reference import ReferenceParser
 
 
@@ -50,6 +51,19 @@ class DropsMalformed(_Broken):
         return {"role": "assistant", "content": None}
 
 
+class OpensOnlyAsTheTemplateDoes(ReferenceParser):
+    """Streams prose up to the special token the template's first call opens with, as if
+    no model wrote another spelling (Kimi K2 without section markers, Qwen3-Coder without
+    `<tool_call>`, Harmony with the recipient in the role header)."""
+
+    formats = ("qwen3-coder", "kimi-k2", "harmony")
+
+    def __init__(self, format):
+        super().__init__(format)
+        first = self.codec.encode([ExtractedCall("f", {})])
+        self.openings = {t for t in self.codec.special_tokens if first.startswith(t)}
+
+
 class RaisesWhileStreaming(_Broken):
     def stream(self, deltas, tools):
         raise IndexError("list index out of range")
@@ -67,6 +81,7 @@ swallows_content = _factory(SwallowsContent)
 json_in_prose_is_a_call = _factory(JsonInProseIsACall)
 drops_malformed = _factory(DropsMalformed)
 raises_while_streaming = _factory(RaisesWhileStreaming)
+opens_only_as_the_template_does = _factory(OpensOnlyAsTheTemplateDoes)
 
 
 class _Hangs(ReferenceParser):

@@ -123,3 +123,20 @@ def test_the_reference_reads_each_saved_output_as_its_truth(cell):
                 assert len(message.get("tool_calls") or []) == 1
             else:
                 assert parser_message_calls(message) == json.loads(json.dumps(truth))
+
+
+def test_a_matcher_naming_spellings_explains_only_the_observations_holding_them():
+    """The cause of a failure on a spelling the engine does not claim is its own note: a
+    matcher naming spellings reads no other observation, and one naming no real spelling
+    breaks a rule."""
+    reading = judged.read(CELLS, NOTES)
+    note = next(n for n in NOTES if all("spellings" in m for m in n["match"])
+                and reading.explained_by(n))
+    named = {s for m in note["match"] for s in m["spellings"]}
+    assert all(set(f.spellings) & named for f in reading.explained_by(note))
+    unspelled = {**copy.deepcopy(note), "title": "no spelling held"}
+    for matcher in unspelled["match"]:
+        matcher["spellings"] = ["no-such-spelling"]
+    found = judged.problems(judged.read(CELLS, NOTES + [unspelled]), CELLS, ROOT)
+    assert any("no-such-spelling is no spelling" in p for p in found), found
+    assert judged.read(CELLS, [unspelled]).explained_by(unspelled) == []

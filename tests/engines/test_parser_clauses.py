@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from mcs_reference import format_names
 from mcs_conformance.certify import Request, run
 from mcs_conformance.clauses import CLAUSES, judge_parser_observation, parser_clauses_judging
 
@@ -16,8 +17,11 @@ def _certify(target: str, format: str, clauses: tuple[str, ...] = ()):
                        clauses=clauses))
 
 
-@pytest.mark.parametrize("format", ["hermes", "json"])
+@pytest.mark.parametrize("format", format_names())
 def test_the_reference_parser_passes_every_parser_clause(format):
+    """On every format, in every spelling real models write (a call may open without the
+    template's opening token: the reference holds the text from any token that can open
+    one, or from the start)."""
     report = _certify("mcs_conformance.engines.reference:parser", format)
     assert [r.clause for r in report.results] == [c for c in CLAUSES if c.startswith("parser.")]
     assert report.certified, [(r.clause, r.reason) for r in report.results if r.bad]
@@ -38,6 +42,17 @@ def test_a_broken_parser_fails_its_clause(broken, clause, severity):
     assert result.severity == severity
     case = result.counterexample  # saved as JSON: the text, its split, the tools
     assert {"text", "deltas", "tools"} <= set(json.loads(json.dumps(case)))
+
+
+@pytest.mark.parametrize("format, spelling", [
+    ("qwen3-coder", "no-opening-tag"), ("kimi-k2", "no-end-markers"),
+    ("harmony", "recipient-in-role")])
+def test_a_parser_that_knows_only_the_templates_opening_loses_a_spellings_calls(format,
+                                                                                 spelling):
+    report = _certify(f"{BROKEN}:opens_only_as_the_template_does", format, ("parser.truth",))
+    [result] = report.results
+    assert result.verdict == "failed" and result.severity == "silent-loss", result
+    assert spelling in result.counterexample["spellings"]
 
 
 def test_a_parser_without_its_format_is_a_usage_error(capsys):

@@ -3,10 +3,11 @@
 Each saved observation is judged by every parser clause of its kind that ran in its cell,
 with the kit's current judgments (`judge_parser_observation`, the function certifying
 uses). A failure is explained by a note when the note's engine and formats hold the cell
-and one of its matchers names the clause and finds its pattern in the reason. The notes obey
-rules (`problems`): two ✗ causes never explain one observation, two notes never explain one
-failure, and a ✗ note says where its cause lies, which deltas show it, its repro and its
-upstream state. A failure no note explains is unread: the page shows it as `?`.
+and one of its matchers names the clause and finds its pattern in the reason (and, when it
+names spellings, the observation holds one of them, or none of its `without_spellings`).
+The notes obey rules (`problems`): two ✗ causes never explain one observation, two notes
+never explain one failure, and a ✗ note says where its cause lies, which deltas show it,
+its repro and its upstream state. A failure no note explains is unread: the page shows it as `?`.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcs_conformance.clauses import CLAUSES, judge_parser_observation, parser_clauses_judging
+from mcs_conformance.wires import SPELLINGS
 
 NOTES = Path(__file__).resolve().parents[1] / "notes"  # <engine>.json: a list of causes
 VERDICTS = ("bug", "contract")
@@ -36,6 +38,7 @@ class Failure:
     clause: str
     severity: str
     reason: str
+    spellings: tuple[str, ...] = ()  # the real models' spellings the observation's text holds
 
     @property
     def where(self) -> str:
@@ -56,7 +59,8 @@ def failures_of(cell: dict) -> list[Failure]:
             failure = judge_parser_observation(clause, observation)
             if failure is not None:
                 found.append(Failure(cell["engine"], cell["format"], index, clause,
-                                     failure.severity, failure.reason))
+                                     failure.severity, failure.reason,
+                                     tuple(observation.get("spellings", ()))))
     return found
 
 
@@ -79,15 +83,19 @@ def load_notes() -> list[dict]:
 
 
 def _hit(matcher: dict, failure: Failure) -> bool:
+    held = set(failure.spellings)
     return (failure.clause in matcher["clauses"]
-            and re.search(matcher.get("reason", ""), failure.reason) is not None)
+            and re.search(matcher.get("reason", ""), failure.reason) is not None
+            and ("spellings" not in matcher or bool(held & set(matcher["spellings"])))
+            and not held & set(matcher.get("without_spellings", ())))
 
 
 def explains(note: dict, failure: Failure, others: list[Failure]) -> bool:
     """Does `note` explain `failure`? A matcher names its clauses and a pattern found in the
-    reason (and may narrow the note's formats); `with` / `without` (matchers too) ask that
-    another failure of the same observation be there, or not: how one observation is given
-    to one cause."""
+    reason (and may narrow the note's formats, or ask for the observation's spellings:
+    `spellings`, one of them held; `without_spellings`, none held); `with` / `without`
+    (matchers too) ask that another failure of the same observation be there, or not: how
+    one observation is given to one cause."""
     return (note["engine"] == failure.engine and failure.format in note["formats"]
             and any(_hit(matcher, failure)
                     and failure.format in matcher.get("formats", note["formats"])
@@ -157,6 +165,9 @@ def _note_problems(note: dict, cells_of: set, root: Path) -> list[str]:
     for matcher in note["match"]:
         found += [f"{title!r}: {c} is no parser clause" for c in matcher["clauses"]
                   if c not in CLAUSES or not c.startswith("parser.")]
+        named = [*matcher.get("spellings", ()), *matcher.get("without_spellings", ())]
+        found += [f"{title!r}: {name} is no spelling" for name in named
+                  if name not in {s.name for s in SPELLINGS.values()}]
     if note["verdict"] != "bug":
         return found
     found += [f"{title!r}: a ✗ note says its {field}" for field in BUG_FIELDS
