@@ -214,8 +214,8 @@ _ABOUT_THE_LIMIT = re.compile(r"length|max.?tokens|token limit|terminated early|
 def stopped_at_token_limit(value: Any) -> bool:
     """Whether a chunk (or anything in it) says the answer stopped at the token limit."""
     if isinstance(value, dict):
-        return any(_TOKEN_LIMIT.get(key) == item or stopped_at_token_limit(item)
-                   for key, item in value.items())
+        return any((key in _TOKEN_LIMIT and _TOKEN_LIMIT[key] == item)
+                   or stopped_at_token_limit(item) for key, item in value.items())
     return isinstance(value, list) and any(stopped_at_token_limit(item) for item in value)
 
 

@@ -4,6 +4,7 @@ send makes any failure a note."""
 from __future__ import annotations
 
 from mcs_conformance.clauses import judge_observation
+from mcs_conformance.clauses._client_rules import stopped_at_token_limit
 
 CALL = {"name": "get_weather", "arguments": {"city": "Paris"}, "id": "call_1"}
 TRUTH = {"calls": [{**CALL, "malformed": False}], "text": "", "message": None,
@@ -68,3 +69,12 @@ def test_a_lost_id_the_library_also_loses_unstreamed_agrees_with_itself():
     assert (both.evidence, both.is_note) == ("provider", True)
     only_streamed = judge_observation("client.calls", observed(no_id, twin=RIGHT))
     assert (only_streamed.evidence, only_streamed.is_note) == ("self", False)
+
+
+def test_only_a_stop_at_the_limit_reads_as_one():
+    from_openai = {"choices": [{"delta": {}, "finish_reason": "length"}]}
+    assert stopped_at_token_limit(from_openai)
+    assert stopped_at_token_limit({"stop_reason": "max_tokens"})
+    # an absent or null field is no stop at the limit (it read as one: None == .get(key))
+    assert not stopped_at_token_limit({"choices": [{"delta": {"content": None}, "logprobs": None}]})
+    assert not stopped_at_token_limit({"finish_reason": "stop", "usage": None})
