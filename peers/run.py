@@ -199,7 +199,8 @@ def _issue_texts(matrix: judging.Matrix) -> list[tuple[Path, str]]:
 
 
 def confirm_case(path: Path) -> int:
-    """Replay one saved observation alone; exit 0 when the peer gives the same outcome."""
+    """Replay one saved observation alone and save whether the peer gave the same outcome
+    (the failure is unread, `?`, until it does); exit 0 when it did."""
     parts = path.resolve().relative_to(observations.ROOT).parts
     peer = catalog.load_peer(catalog.PEERS / parts[0])
     saved = observations.load_observation(parts[0], path.stem)
@@ -207,7 +208,9 @@ def confirm_case(path: Path) -> int:
                    for clause, entry in cell.clauses.items()
                    if path.stem in entry.get("observations", ())), "client.calls")
     again = observing.confirm(peer.command(), clause, saved)
-    say(f"{path}: {peer.name} {'gives the same outcome again' if again else 'no longer does'}")
+    observations.set_confirmed(parts[0], path.stem, again)
+    say(f"{path}: {peer.name} {'gives the same outcome again' if again else 'no longer does'}"
+        " (saved as its `confirmed`)")
     return 0 if again else 1
 
 

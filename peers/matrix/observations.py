@@ -172,6 +172,12 @@ def load_observation(peer: str, ident: str, root: Path = ROOT) -> Observation:
     return Observation(ident, data, body)
 
 
+def set_confirmed(peer: str, ident: str, confirmed: bool, root: Path = ROOT) -> None:
+    """Save whether a replay alone gave the observed outcome again (`run.py --confirm`)."""
+    path = root / peer / "cases" / f"{ident}.json"
+    path.write_text(_dump({**json.loads(path.read_text("utf-8")), "confirmed": confirmed}), "utf-8")
+
+
 def observations_of(cell: Cell, root: Path = ROOT) -> Iterator[tuple[str, Observation]]:
     """(clause, observation) for every observation the cell's clauses kept."""
     for clause, entry in cell.clauses.items():

@@ -51,11 +51,27 @@ def mode_options(mode: str) -> list[str]:
                                 for option in ("--clause", clause))]
 
 
-def comparable(outcome: dict) -> dict:
-    """The outcome with the case's base URL taken out of its error text (a port and a case
-    id that change from run to run)."""
+def comparable(outcome: dict, body: bytes) -> dict:
+    """The outcome with what changes from run to run taken out: the case's base URL in its
+    error text (a port and a case id), and the ids the library made up itself (an id the
+    served `body` does not hold: some SDKs draw one for a call that came without)."""
     error = outcome.get("error")
-    return {**outcome, "error": _BASE_URL.sub("<base_url>", error) if error else error}
+    return {**_without_invented_ids(outcome, body.decode("utf-8", "replace")),
+            "error": _BASE_URL.sub("<base_url>", error) if error else error}
+
+
+def _without_invented_ids(value, served: str):
+    if isinstance(value, dict):
+        return {key: "<made up by the library>" if _invented(key, item, served)
+                else _without_invented_ids(item, served) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_invented_ids(item, served) for item in value]
+    return value
+
+
+def _invented(key: str, item, served: str) -> bool:
+    return (isinstance(item, str) and bool(item) and (key == "id" or key.endswith(("_id", "Id")))
+            and item not in served)
 
 
 def served_of(observation: Observation) -> Served:
@@ -78,14 +94,15 @@ def confirm(command: str, clause: str, observation: Observation, *, timeout: flo
             def run(answer: Served) -> dict:
                 url = server.add(answer)
                 try:
-                    return comparable(client(url, served.wire, observation.data.get("request")))
+                    return comparable(client(url, served.wire, observation.data.get("request")),
+                                      served.body)
                 finally:
                     server.discard(url)
 
             if clause == BYTE_CUTS:
                 whole = Served(**{**vars(served), "pieces": (served.body,)})
                 return run(served) != run(whole)
-            return run(served) == comparable(observation.data["outcome"])
+            return run(served) == comparable(observation.data["outcome"], served.body)
     finally:
         client.close()
 

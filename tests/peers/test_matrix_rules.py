@@ -16,7 +16,7 @@ sys.path.insert(0, str(PEERS))
 _spec = importlib.util.spec_from_file_location("peers_run", PEERS / "run.py")
 run = importlib.util.module_from_spec(_spec)  # not `import run`: benchmarks/ has a run.py too
 _spec.loader.exec_module(run)
-from matrix import judging, observations, page, repros  # noqa: E402
+from matrix import judging, observations, observing, page, repros  # noqa: E402
 from matrix.observations import Cell, Observation  # noqa: E402
 
 BODY = b'data: {"choices": []}\n\n'
@@ -210,3 +210,17 @@ def test_the_jobs_of_a_ci_matrix_merge_into_one_matrix(world, tmp_path):
         ("acme", "none"), ("acme", "vllm"), ("zeta", "none")]
     assert sorted(f.observation.id for f in matrix.failures) == ["a2", "b1"]
     assert sorted(p.stem for p in root.glob("acme/cases/*.json")) == ["a2", "b1"]
+
+
+def test_a_replay_differs_by_the_ids_the_library_makes_up_only_when_they_differ():
+    served = b'data: {"choices": [{"delta": {"tool_calls": [{"id": "call_1"}]}}]}\n\n'
+
+    def outcome(made_up: str, served_id: str = "call_1") -> dict:
+        return {"error": None, "text": "", "calls": [{"id": served_id, "name": "f"},
+                                                     {"toolCallId": made_up, "name": "g"}]}
+    # an id the body never held is drawn anew by the library on each run
+    assert observing.comparable(outcome("aXk2"), served) == observing.comparable(outcome("q9Zt"), served)
+    # an id the body holds is the library's reading of the stream: a change in it counts
+    assert observing.comparable(outcome("aXk2"), served) != observing.comparable(
+        outcome("aXk2", served_id="call_2"), served)
+    assert observing.comparable(outcome("aXk2", served_id=""), served)["calls"][0]["id"] == ""
