@@ -1,0 +1,45 @@
+"""A tool-call delta without `index` (Mistral's streams) ends chat.completions.stream() in a TypeError.
+
+openai==3.57.0. Exit 1 while the bug is there."""
+import http.server
+import sys
+import threading
+
+import openai
+
+BODY = (
+    b'data: {"id":"chatcmpl-00000000000000000000000000000","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"role":"assistant","content":null},"logprobs":null,"finish_reason":null}]}\n\n'
+    b'data: {"id":"chatcmpl-00000000000000000000000000000","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_000000000000000000000000","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},"logprobs":null,"finish_reason":null}]}\n\n'
+    b'data: {"id":"chatcmpl-00000000000000000000000000000","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"tool_calls"}]}\n\n'
+    b'data: [DONE]\n\n'
+)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):  # the saved answer, then a clean end of the body
+        self.rfile.read(int(self.headers["content-length"]))
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(BODY)
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+client = openai.OpenAI(api_key="sk-test", base_url=f"http://127.0.0.1:{server.server_port}/v1",
+                       max_retries=0)
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+expected = "1 call: get_weather {}"
+try:
+    with client.chat.completions.stream(model="gpt-4o", tools=TOOLS, messages=[
+            {"role": "user", "content": "What is the weather in Paris?"}]) as stream:
+        calls = stream.get_final_completion().choices[0].message.tool_calls or []
+    got = f"{len(calls)} call: " + ", ".join(f"{c.function.name} {c.function.arguments}" for c in calls)
+except Exception as exc:  # the bug: the helper raises on a delta without "index"
+    got = f"{type(exc).__name__}: {exc}"
+print("got:     ", got)
+print("expected:", expected, "(as chat.completions.create() returns for the same answer)")
+sys.exit(0 if got == expected else 1)
