@@ -362,13 +362,26 @@ def _surfaced(outcome: dict, wire: str, name: str) -> bool:
         for call in outcome["calls"])
 
 
+#: The wires whose non-streamed answer can say a call came out malformed: a call's arguments
+#: as text (OpenAI Chat, Responses), or Gemini's MALFORMED_FUNCTION_CALL finish. Elsewhere
+#: the whole answer holds arguments as an object, so the whole twin the kit serves for a
+#: malformed call is no answer a real server is shown to give, and cannot carry evidence.
+_TWIN_HOLDS_MALFORMED = frozenset({"openai-chat", "openai-responses", "gemini"})
+
+
 def judge_malformed(observation: dict) -> Judgment | None:
     outcome, wire = observation["outcome"], observation["wire"]
     bad = observation["truth"]["malformed_call"]
     name, raw = bad["name"], bad["raw"]
     if _surfaced(outcome, wire, name):
         return None
-    evidence, said = _evidence_by_twin(observation, lambda twin: not _surfaced(twin, wire, name))
+    if wire in _TWIN_HOLDS_MALFORMED:
+        evidence, said = _evidence_by_twin(observation,
+                                           lambda twin: not _surfaced(twin, wire, name))
+    else:
+        evidence, said = UNASKED, (f"no {wire} answer with stream=false is shown to hold a "
+                                   "call whose arguments are not JSON, so the library's own "
+                                   "is no evidence here")
     if wire == "gemini":
         return _judged(observation, "client.malformed", FALSE_SUCCESS, "the answer stopped with "
                        f"finishReason MALFORMED_FUNCTION_CALL ({show(raw)}) and was reported as "

@@ -78,3 +78,15 @@ def test_only_a_stop_at_the_limit_reads_as_one():
     # an absent or null field is no stop at the limit (it read as one: None == .get(key))
     assert not stopped_at_token_limit({"choices": [{"delta": {"content": None}, "logprobs": None}]})
     assert not stopped_at_token_limit({"finish_reason": "stop", "usage": None})
+
+
+def test_a_malformed_call_is_judged_by_the_twin_only_where_a_real_whole_answer_can_hold_one():
+    truth = {**TRUTH, "calls": [{**CALL, "arguments": '{"city": ', "malformed": True}],
+             "malformed_call": {"name": "get_weather", "raw": '{"city": '}}
+    emptied = {**RIGHT, "calls": [{**CALL, "arguments": {}}]}
+    kept = {**RIGHT, "calls": [{**CALL, "arguments": '{"city": '}]}
+    for wire, evidence in (("openai-chat", "self"), ("bedrock-converse", "unasked"),
+                           ("ollama-chat", "unasked")):
+        observation = {**observed(emptied, twin=kept), "wire": wire, "truth": truth}
+        judged = judge_observation("client.malformed", observation)
+        assert judged.evidence == evidence, (wire, judged)
