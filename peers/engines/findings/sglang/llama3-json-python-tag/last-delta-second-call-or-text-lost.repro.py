@@ -1,4 +1,5 @@
-"""Repro: SGLang Llama32Detector (llama3) -- a second call, or text after a call, in the stream's last delta is lost.
+"""Repro: SGLang Llama32Detector (llama3) -- a second call, or text after a call, in the stream's
+last delta is lost.
 
 The streaming parser (BaseFormatDetector.parse_streaming_increment) does one step per delta: the
 name, then the arguments, then the next call or the text after it, each on a later delta, keeping
@@ -7,102 +8,56 @@ reads the buffer again (finish() is a no-op), so the second call / the trailing 
 The saved case with a blank before 'Sure' (so that the non-streamed parse is right and only
 this cause shows).
 
-Needs only SGLang's tool-call code: `pip install sglang` (module sglang.srt) or
-`pip install --no-deps llm-router-utils==0.8.1` (the same files as llm_router_utils.sglang.srt).
-Drives the parser the way SGLang's OpenAI server does (serving_chat.py): streamed, one
-`FunctionCallParser.parse_stream_chunk` per delta, `parse_stream_end` on the delta that carries
-the finish reason, then `OpenAIServingChat._check_for_unstreamed_tool_args`; not streamed,
-`FunctionCallParser.parse_non_stream`. Exits 1 while the bug is there, 0 once fixed.
+SGLang 0.5.22's code as `pip install --no-deps llm-router-utils==0.8.1` ships it (`sglang.srt` in
+SGLang), driven as serving_chat.py drives it, one SSE delta per DELTAS item; exits 1 on the bug.
 """
 import json
-import logging
-import sys
+from types import SimpleNamespace
 
-logging.disable(logging.CRITICAL)
-try:
-    from sglang.srt.entrypoints.openai.protocol import Tool
-    from sglang.srt.entrypoints.openai.serving_chat import OpenAIServingChat
-    from sglang.srt.function_call.function_call_parser import FunctionCallParser
-except ImportError:
-    from llm_router_utils.sglang.srt.entrypoints.openai.protocol import Tool
-    from llm_router_utils.sglang.srt.entrypoints.openai.serving_chat import OpenAIServingChat
-    from llm_router_utils.sglang.srt.function_call.function_call_parser import FunctionCallParser
+from llm_router_utils.sglang.srt.entrypoints.openai.protocol import Tool
+from llm_router_utils.sglang.srt.entrypoints.openai.serving_chat import OpenAIServingChat
+from llm_router_utils.sglang.srt.function_call.function_call_parser import FunctionCallParser
 
-PARSER = 'llama3'  # --tool-call-parser
-TOOLS = [{'function': {'description': 'the tool get_weather',
-               'name': 'get_weather',
-               'parameters': {'properties': {}, 'type': 'object'}},
-  'type': 'function'}]
-# The model's output as the server streams it: one string per SSE delta.
-DELTAS = ['<|python_tag|>', '{"', 'name', '":', ' "', 'get', '_weather", "parameters": {}} Sure']
-EXPECTED_CALLS = [{'arguments': {}, 'name': 'get_weather'}]
-EXPECTED_CONTENT = ' Sure'
-MALFORMED = False  # the model wrote arguments that are no JSON object
-
-
-class _Request:  # the only request field _check_for_unstreamed_tool_args reads
-    model = "m"
-
-
-def streamed():
-    parser = FunctionCallParser([Tool(**t) for t in TOOLS], PARSER)
-    content, calls = "", {}
-    for number, delta in enumerate(DELTAS):
-        text, items = parser.parse_stream_chunk(delta)
-        if number == len(DELTAS) - 1:  # the delta carrying the finish reason
-            end_text, end_items = parser.parse_stream_end()
-            text, items = (text or "") + end_text, list(items) + end_items
-        content += text or ""
-        for item in items:
-            call = calls.setdefault(item.tool_index, {"name": None, "arguments": ""})
-            call["name"] = item.name or call["name"]
-            call["arguments"] += item.parameters or ""
-    sse = OpenAIServingChat._check_for_unstreamed_tool_args(
-        None, parser, {"meta_info": {"id": "x"}}, _Request(), 0, 0)
-    if sse:
-        for entry in json.loads(sse[len("data: "):])["choices"][0]["delta"]["tool_calls"]:
-            calls[entry["index"]]["arguments"] += entry["function"]["arguments"] or ""
-    return content, [calls[k] for k in sorted(calls)]
-
-
-def whole():
-    parser = FunctionCallParser([Tool(**t) for t in TOOLS], PARSER)
-    text = "".join(DELTAS)
-    if not parser.has_tool_call(text):
-        return text, []
-    content, items = parser.parse_non_stream(text)
-    return content, [{"name": i.name, "arguments": i.parameters} for i in items]
-
-
-def view(calls):
-    out = []
-    for call in calls:
-        try:
-            arguments = json.loads(call["arguments"] or "{}")
-        except ValueError:
-            arguments = call["arguments"]
-        out.append({"name": call["name"], "arguments": arguments})
-    return out
-
-
-def wrong(content, calls):
-    if MALFORMED:  # must not come out as a call with a JSON object the model never wrote
-        return any(isinstance(c["arguments"], dict) for c in view(calls))
-    return view(calls) != EXPECTED_CALLS or "".join(content.split()) != "".join(EXPECTED_CONTENT.split())
+PARSER = "llama3"  # --tool-call-parser
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {}}}}]
+DELTAS = ["<|python_tag|>", '{"', "name", '":', ' "', "get", '_weather", "parameters": {}} Sure']
+EXPECTED = {"calls": [{"arguments": {}, "name": "get_weather"}], "content": " Sure"}
 
 
 def main():
-    print("text:      ", repr("".join(DELTAS)), "in", len(DELTAS), "deltas")
-    print("expected:  ", "calls", EXPECTED_CALLS if not MALFORMED else "(none with object arguments)",
-          "content", repr(EXPECTED_CONTENT))
-    failed = False
-    for label, (content, calls) in (("non-stream", whole()), ("streamed", streamed())):
-        bad = wrong(content, calls)
-        failed |= bad
-        print(f"{label + ':':12}", "calls", view(calls), "content", repr(content), "<- WRONG" if bad else "")
-    print("BUG PRESENT" if failed else "fixed")
-    return 1 if failed else 0
+    def read(name, arguments):  # a call as a client reads it: arguments as JSON, else as sent
+        try:
+            return {"name": name, "arguments": json.loads(arguments or "{}")}
+        except ValueError:
+            return {"name": name, "arguments": arguments}
+    parser, text = FunctionCallParser([Tool(**t) for t in TOOLS], PARSER), "".join(DELTAS)
+    content, items = parser.parse_non_stream(text) if parser.has_tool_call(text) else (text, [])
+    whole = content, [read(i.name, i.parameters) for i in items]
+    parser, content, calls = FunctionCallParser([Tool(**t) for t in TOOLS], PARSER), "", {}
+    for number, delta in enumerate(DELTAS, 1):
+        chunk, items = parser.parse_stream_chunk(delta)
+        if number == len(DELTAS):  # the delta that carries the finish reason
+            end_chunk, end_items = parser.parse_stream_end()
+            chunk, items = (chunk or "") + end_chunk, [*items, *end_items]
+        content += chunk or ""
+        for item in items:
+            call = calls.setdefault(item.tool_index, [None, ""])
+            call[:] = item.name or call[0], call[1] + (item.parameters or "")
+    sse = OpenAIServingChat._check_for_unstreamed_tool_args(  # "data: {...}" or None
+        None, parser, {"meta_info": {"id": "x"}}, SimpleNamespace(model="m"), 0, 0)
+    for entry in json.loads(sse[6:])["choices"][0]["delta"]["tool_calls"] if sse else []:
+        calls[entry["index"]][1] += entry["function"]["arguments"] or ""
+    streamed = content, [read(*calls[k]) for k in sorted(calls)]
+    print("text:      ", repr(text), "in", len(DELTAS), "deltas")
+    print("expected:  ", "calls", EXPECTED["calls"], "content", repr(EXPECTED["content"]))
+    bad = {}
+    for label, (content, got) in (("non-stream", whole), ("streamed", streamed)):
+        bad[label] = got != EXPECTED["calls"] or content.strip() != EXPECTED["content"].strip()
+        print(f"{label + ':':11}", "calls", got, "content", repr(content), "<- WRONG" * bad[label])
+    print("BUG PRESENT" if any(bad.values()) else "fixed")
+    return int(any(bad.values()))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

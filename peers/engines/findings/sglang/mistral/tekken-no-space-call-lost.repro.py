@@ -1,23 +1,19 @@
 """Repro: SGLang MistralDetector (mistral) -- `[TOOL_CALLS][` with no space, as Mistral Nemo's
 template writes it, gives neither the call nor its text, streamed or not.
 
-Needs only SGLang's tool-call code (`pip install sglang`, or `pip install --no-deps
-llm-router-utils==0.8.1`, which ships the same files). Calls `FunctionCallParser` as SGLang's
-server does: `parse_non_stream`; `parse_stream_chunk` per delta and `parse_stream_end` at the
-finish. Exits 1 while the bug is there, 0 once fixed.
+SGLang 0.5.22's code as `pip install --no-deps llm-router-utils==0.8.1` ships it (`sglang.srt` in
+SGLang). Calls `FunctionCallParser` as SGLang's server does: `parse_non_stream`;
+`parse_stream_chunk` per delta and `parse_stream_end` at the finish. Exits 1 while the bug is
+there, 0 once fixed.
 """
 import json
 import logging
 import sys
 
-logging.disable(logging.CRITICAL)
-try:
-    from sglang.srt.entrypoints.openai.protocol import Tool
-    from sglang.srt.function_call.function_call_parser import FunctionCallParser
-except ImportError:
-    from llm_router_utils.sglang.srt.entrypoints.openai.protocol import Tool
-    from llm_router_utils.sglang.srt.function_call.function_call_parser import FunctionCallParser
+from llm_router_utils.sglang.srt.entrypoints.openai.protocol import Tool
+from llm_router_utils.sglang.srt.function_call.function_call_parser import FunctionCallParser
 
+logging.disable(logging.CRITICAL)
 TOOLS = [Tool(type="function", function={"name": "get_weather", "parameters": {
     "type": "object", "properties": {}}})]
 DELTAS = ['[TOOL_CALLS][{"name": "get_weather", "arguments": {}}]']  # one SSE delta each

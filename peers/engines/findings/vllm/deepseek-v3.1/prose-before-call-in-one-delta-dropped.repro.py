@@ -1,125 +1,64 @@
-"""DeepSeek V3.1: prose in the same streamed delta as the tool-calls markers is dropped (and the call with it).
+"""Repro: vLLM deepseek_v31 (DeepSeek V3.1) -- prose in the same streamed delta as the tool-calls
+markers is dropped (and the call with it).
 
-vLLM 0.33.0, `--tool-call-parser deepseek_v31 --enable-auto-tool-choice`. The model output below
-is fed the way vLLM's OpenAI server feeds it: non-streamed through `Parser.parse`, streamed
-through `ChatStreamProcessor.step` one engine output per delta (each delta a list of token
-texts, e.g. several tokens at once under speculative decoding or --stream-interval), then
-the end-of-sequence token alone with finish_reason "stop". No model is needed: a small
-byte-level tokenizer holds the format's markers as single tokens.
-
-Run: python this_file.py   -> exits 1 while the bug is there, 0 once fixed.
+vLLM 0.33.0, `--tool-call-parser deepseek_v31 --enable-auto-tool-choice`, driven as its OpenAI
+server drives it (chat_completion/serving.py): one engine output per DELTAS list of token texts
+(several under --stream-interval), then end-of-sequence alone. Exits 1 while the bug is there.
 """
 import json
-import sys
 
-from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+from tokenizers import Tokenizer, models
 from transformers import PreTrainedTokenizerFast
-
-from vllm.entrypoints.generate.base.protocol import DeltaMessage
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
 from vllm.parser.parser_manager import ParserManager
-from vllm.tokenizers.hf import get_cached_tokenizer
 
-PARSER = 'deepseek_v31'
-MARKERS = ('<｜tool▁calls▁begin｜>', '<｜tool▁calls▁end｜>', '<｜tool▁call▁begin｜>', '<｜tool▁call▁end｜>', '<｜tool▁sep｜>', '<｜end▁of▁sentence｜>')  # the last one is the end-of-sequence token
-TOOLS = [{'type': 'function', 'function': {'name': 'get_weather', 'description': 'the tool get_weather', 'parameters': {'type': 'object', 'properties': {}}}}]
-TEXT = 'Sure<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
-DELTAS = [['Sure', '<｜tool▁calls▁begin｜>', '<｜tool▁call▁begin｜>', 'get', '_', 'weather', '<｜tool▁sep｜>', '{}', '<｜tool▁call▁end｜>', '<｜tool▁calls▁end｜>']]
-EXPECTED = {'calls': [{'name': 'get_weather', 'arguments': {}}], 'content': 'Sure'}  # calls and content the model wrote
-
-
-def byte_symbols():
-    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
-    out, extra = [], 0
-    for b in range(256):
-        if b in printable:
-            out.append(chr(b))
-        else:
-            out.append(chr(256 + extra))
-            extra += 1
-    return out
-
-
-SYMBOLS = byte_symbols()
-
-
-def key(text):
-    return "".join(SYMBOLS[b] for b in text.encode("utf-8"))
-
-
-def build_tokenizer():
-    vocab = {s: i for i, s in enumerate(SYMBOLS)}
-    for delta in DELTAS:
-        for piece in delta:
-            if piece not in MARKERS:
-                vocab.setdefault(key(piece), len(vocab))
-    backend = Tokenizer(models.BPE(vocab=vocab, merges=[]))
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
-    backend.decoder = decoders.ByteLevel()
-    fast = PreTrainedTokenizerFast(tokenizer_object=backend, eos_token=MARKERS[-1])
-    fast.add_tokens([AddedToken(m, special=False, normalized=False) for m in MARKERS[:-1]])
-    ids = {m: fast.convert_tokens_to_ids(m) for m in MARKERS}
-
-    def id_of(piece):
-        return ids[piece] if piece in ids else vocab[key(piece)]
-    return get_cached_tokenizer(fast), id_of, ids[MARKERS[-1]]
+PARSER = "deepseek_v31"  # --tool-call-parser
+MARKERS = ["<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
+           "<｜tool▁sep｜>", "<｜end▁of▁sentence｜>"]  # end-of-sequence last
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {}}}}]
+DELTAS = [["Sure", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "get", "_", "weather",
+          "<｜tool▁sep｜>", "{}", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>"]]
+EXPECTED = {"calls": [{"name": "get_weather", "arguments": {}}], "content": "Sure"}
 
 
 def main():
-    tokenizer, id_of, eos = build_tokenizer()
-    parser_cls = ParserManager.get_parser(tool_parser_name=PARSER, enable_auto_tools=True,
-                                          model_name="m")
-
-    def request(stream):
-        req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}],
-                                    tools=TOOLS, tool_choice="auto", stream=stream)
-        p = parser_cls(tokenizer, req.tools)
-        p.set_prompt_token_ids([0])
-        return p.adjust_request(request=req)
-
-    # non-streamed (chat_completion_full_generator)
-    req = request(False)
-    p = parser_cls(tokenizer, req.tools)
-    p.set_prompt_token_ids([0])
-    _, content, calls = p.parse(TEXT, req, enable_auto_tools=True)
-    whole = {"calls": [{"name": c.name, "arguments": json.loads(c.arguments or "{}")}
-                       for c in calls or []], "content": content or ""}
-
-    # streamed (chat_completion_stream_generator)
-    req = request(True)
-    proc = ChatStreamProcessor(req, parser_cls(tokenizer, req.tools), enable_auto_tools=True,
-                               parser_cls=parser_cls)
-    outputs = [("".join(d), [id_of(t) for t in d], None) for d in DELTAS]
-    outputs.append(("", [eos], "stop"))
-    content, by_index = "", {}
-    for text, ids, finish in outputs:
-        delta = proc.step(text, ids, finish, [0]).delta or DeltaMessage()
-        content += delta.content or ""
-        for tc in delta.tool_calls or []:
-            entry = by_index.setdefault(tc.index, {"name": "", "arguments": ""})
-            if tc.function is not None:
-                entry["name"] += tc.function.name or ""
-                entry["arguments"] += tc.function.arguments or ""
-    streamed_calls = []
-    for _, entry in sorted(by_index.items()):
+    def read(name, arguments):  # a call as a client reads it: arguments as JSON, else as sent
         try:
-            args = json.loads(entry["arguments"] or "{}")
+            return {"name": name, "arguments": json.loads(arguments or "{}")}
         except ValueError:
-            args = entry["arguments"]
-        streamed_calls.append({"name": entry["name"], "arguments": args})
-    streamed = {"calls": streamed_calls, "content": content}
-
-    squeeze = lambda s: "".join(s.split())  # noqa: E731  (whitespace aside)
-    print("expected:     ", EXPECTED)
-    print("non-streamed: ", whole)
-    print("streamed:     ", streamed)
-    ok = all(m["calls"] == EXPECTED["calls"]
-             and squeeze(m["content"]) == squeeze(EXPECTED["content"])
-             for m in (whole, streamed))
-    print("fixed" if ok else "BUG: differs from what the model wrote")
-    return 0 if ok else 1
+            return {"name": name, "arguments": arguments}
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(MARKERS + [t for d in DELTAS for t in d]))}
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel(vocab, "?")))
+    cls = ParserManager.get_parser(tool_parser_name=PARSER, enable_auto_tools=True, model_name="m")
+    requests = [ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}],
+                tools=TOOLS, tool_choice="auto", stream=s) for s in (False, True)]
+    requests = [cls(tokenizer, r.tools).adjust_request(request=r) for r in requests]  # rendered
+    text = "".join("".join(d) for d in DELTAS)
+    _, content, calls = cls(tokenizer, requests[0].tools).parse(text, requests[0],
+                                                                enable_auto_tools=True)
+    whole = content or "", [read(c.name, c.arguments) for c in calls or []]
+    stream = ChatStreamProcessor(requests[1], cls(tokenizer, requests[1].tools),
+                                 enable_auto_tools=True, parser_cls=cls)
+    content, calls = "", {}
+    outputs = [("".join(d), [vocab[t] for t in d], None) for d in DELTAS]
+    for output in outputs + [("", [vocab[MARKERS[-1]]], "stop")]:  # end-of-sequence: no text
+        delta = stream.step(*output, [0]).delta
+        content += delta and delta.content or ""
+        for tc in delta and delta.tool_calls or []:
+            call, f = calls.setdefault(tc.index, ["", ""]), tc.function
+            call[:] = call[0] + (f and f.name or ""), call[1] + (f and f.arguments or "")
+    streamed = content, [read(*calls[k]) for k in sorted(calls)]
+    print("text:      ", repr(text), "in", len(DELTAS), "deltas")
+    print("expected:  ", "calls", EXPECTED["calls"], "content", repr(EXPECTED["content"]))
+    bad = {}
+    for label, (content, got) in (("non-stream", whole), ("streamed", streamed)):
+        bad[label] = got != EXPECTED["calls"] or content.strip() != EXPECTED["content"].strip()
+        print(f"{label + ':':11}", "calls", got, "content", repr(content), "<- WRONG" * bad[label])
+    print("BUG PRESENT" if any(bad.values()) else "fixed")
+    return int(any(bad.values()))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
