@@ -371,6 +371,8 @@ def _anchors(page: Path) -> set[str]:
             inside = not inside
         elif not inside and line.startswith("#"):
             found.add(_slug(line.lstrip("#")))
+        elif not inside:  # an explicit anchor: <a id="name"></a>
+            found.update(re.findall(r'<a id="([^"]+)"', line))
     return found
 
 

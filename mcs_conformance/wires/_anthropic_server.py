@@ -36,7 +36,7 @@ _TOOL_NAMES = ("get_weather", "search", "get_exchange_rate")
 #: The tape slots a segment reads (a result's URL, title, age or tool name per result).
 SEGMENT_SLOTS = ("server-tool", "server-input", "server-result", "server-results",
                  "server-error", "fetch-title", "stdout", "stderr", "return-code", "update",
-                 "server-caller", "upload",
+                 "server-caller",
                  *(f"result-{k}-{part}" for k in range(2) for part in ("url", "title", "age",
                                                                        "tool")))
 
@@ -63,7 +63,7 @@ def _web_fetch(tape: Tape, text: str, blob: str) -> dict:
     title = tape.pick("result-0-title", _TITLES) if tape.flip("fetch-title") else None
     return {"type": "web_fetch_result", "url": tape.pick("result-0-url", _URLS),
             "retrieved_at": "2025-11-20T10:00:00Z",
-            "content": {"type": "document", "title": title, "citations": None,
+            "content": {"type": "document", "title": title,  # no `citations` key: as recorded
                         "source": {"type": "text", "media_type": "text/plain", "data": text}}}
 
 
@@ -128,7 +128,7 @@ _NAMES = tuple(sorted(SERVER_TOOLS))
 
 
 def segment(draw: Callable, tape: Tape, names: tuple = _NAMES) -> list[dict]:
-    """A server tool call and its result block (and, after code, sometimes an upload), its
+    """A server tool call and its result block, its
     decisions read from `tape`, its tool one of `names` (those the request declares);
     drawn: its ids (one number), a text and a blob, whatever the tool."""
     number, text, blob = draw_opaque(draw), draw(_TEXTS), draw(_BLOBS)
@@ -143,11 +143,9 @@ def segment(draw: Callable, tape: Tape, names: tuple = _NAMES) -> list[dict]:
         call["caller"] = {"type": "direct"}
         if result_type in ("web_search_tool_result", "web_fetch_tool_result"):
             result["caller"] = {"type": "direct"}
-    out = [call, result]
-    if name in ("code_execution", "bash_code_execution") and tape.flip("upload"):
-        out.append({"type": "container_upload",
-                    "file_id": "file_011" + spell(number >> 96, BASE62, 24)})
-    return out
+    # no `container_upload` after code: the docs show it only as an input block (a file
+    # the user uploads), and no recording or report shows the server sending one
+    return [call, result]
 
 
 _SEGMENT_TAPES = tapes(SEGMENT_SLOTS)

@@ -134,7 +134,7 @@ _TABLE = (
      f"{_CLAUDE}agents-and-tools/tool-use/web-fetch-tool"),
     (_ANTHROPIC, "code_execution", "a tool `{type: code_execution_20250825, name: "
      "code_execution}`", "`server_tool_use` code_execution, bash_code_execution and "
-     "text_editor_code_execution, their results, `container_upload`",
+     "text_editor_code_execution, and their results",
      f"{_CLAUDE}agents-and-tools/tool-use/code-execution-tool"),
     (_ANTHROPIC, "tool_search", "a tool `{type: tool_search_tool_regex_20251119}` (or bm25)",
      "`server_tool_use` tool_search_tool_* and `tool_search_tool_result`",

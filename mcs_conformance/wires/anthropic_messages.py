@@ -10,12 +10,12 @@ cut by `max_tokens` (its JSON unfinished, its `content_block_stop` never sent): 
 then what a stream of it assembles, its `input` the unfinished text and its call an error.
 
 Provider-run blocks are drawn beside the client's `tool_use` calls: `server_tool_use` and
-its `*_tool_result` (web search, web fetch, code execution, tool search), `container_upload`,
+its `*_tool_result` (web search, web fetch, code execution, tool search),
 and text with citations (`citations_delta`); programmatic calls carry a `caller`. They are
 never in `Case.calls`. What only some requests get (thinking, a server tool's blocks, the
 citations of a document, a search result or a web search, a stop at `max_tokens` or at a
-stop sequence) is drawn only for a request asking it (`features`, wires/_features.py). `COVERAGE` lists what the SDK unions hold that is not drawn (nothing,
-today); `QUIRKS` the real-server quirks drawn and tagged in `Case.quirks`.
+stop sequence) is drawn only for a request asking it (`features`, wires/_features.py).
+`COVERAGE` lists what the SDK unions hold that is not drawn; `QUIRKS` the real-server quirks drawn and tagged in `Case.quirks`.
 
 The small decisions are read from `Tape`s (wires/_base.py): a stream's (the cut by
 `max_tokens`, pings, usage) from one drawn first in `cases`, a message's (stop reason,
@@ -57,7 +57,9 @@ DELTA_ONLY = ("output_tokens_details", "server_tool_use")  # usage keys only mes
 
 #: SDK union (tests/kit/test_union_coverage.py) -> {member not drawn: why}. Empty: all drawn.
 COVERAGE: dict[str, dict[str, str]] = {
-    "content blocks": {},
+    "content blocks": {"container_upload": "the docs show it only as an input block (a file "
+                                           "the user uploads); no recording or report shows "
+                                           "the server sending one"},
     "deltas": {},
     "events": {},
 }
@@ -368,7 +370,8 @@ def _events_of(message: dict, streams: list, pings: bool, quirks: frozenset, cut
                tape: Tape) -> list[dict]:
     """The events that carry `message`; with `cut`, its last block is never stopped."""
     # a follow-up stream after programmatic calls: it ends in the calls it prefills
-    if (message["content"] and message["content"][-1]["type"] == "tool_use" and not cut
+    # as recorded: a prefilled message holds only the tool_use blocks it ends in
+    if (message["content"] and all(b["type"] == "tool_use" for b in message["content"]) and not cut
             and maybe(tape, quirks, "prefilled-message-start", 16)):
         # a follow-up stream (after programmatic tool calls): the whole message at once
         return [{"type": "message_start", "message": copy_json(message)},
