@@ -42,6 +42,9 @@ PADDING = 15  # the most spaces Anthropic's recorded events hold before their cl
 #: the quirk `raw-line-separators`, so a reader that splits on them fails under that name.
 _SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
 _ESCAPED_SEPARATORS = str.maketrans(_SEPARATORS)
+#: Ollama's server is Go: `encoding/json` always escapes U+2028 and U+2029 (for JSONP), never
+#: U+0085, so its NDJSON lines carry only U+0085 raw.
+_GO_ESCAPED = str.maketrans({key: value for key, value in _SEPARATORS.items() if key != "\u0085"})
 
 def content_type(wire: str) -> str:
     """The `Content-Type` of a streamed body on `wire`."""
@@ -94,6 +97,8 @@ def frame_body(wire: str, chunks: Iterable[Any], *, deltas: bool = False,
             text = json_text(chunk, sort_keys=sort_keys, spaced="spaced-json" in quirks)
             if wire == "gemini" and "raw-line-separators" not in quirks:
                 text = text.translate(_ESCAPED_SEPARATORS)
+            elif wire == "ollama-chat":
+                text = text.translate(_GO_ESCAPED)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"chunk {index} cannot be written as JSON ({exc})") from None
         if deltas or wire in NDJSON:

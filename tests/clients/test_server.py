@@ -170,3 +170,9 @@ def test_byte_level_quirks_go_only_to_wires_whose_servers_send_them():
         row = next(line for line in table.splitlines() if line.startswith(f"| `{name}` |"))
         applied = set(re.findall(r"`([a-z-]+)`", row.split("|")[2]))
         assert applied == {w for w, names in BODY_QUIRKS_OF.items() if name in names}, row
+
+
+def test_an_ollama_body_escapes_the_separators_go_escapes_and_no_other():
+    # Go's encoding/json writes U+2028 and U+2029 escaped, U+0085 raw
+    body = frame_body("ollama-chat", [{"message": {"content": "a\u2028b\u2029c\u0085d"}}])
+    assert body == '{"message":{"content":"a\\u2028b\\u2029c\u0085d"}}\n'.encode("utf-8")
