@@ -9,7 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcs_conformance.wires import SERVER_PROFILES
@@ -43,6 +43,11 @@ class Peer:
     wires: tuple[str, ...]
     harness: str
     folder: Path
+    libraries: dict = field(default_factory=dict)  # wire -> the package that speaks it
+
+    def library_on(self, wire: str) -> str:
+        """The package that speaks `wire` (a framework's integration per provider)."""
+        return self.libraries.get(wire, self.library)
 
     @property
     def env(self) -> Path:
@@ -70,19 +75,21 @@ class Peer:
         shared = PEERS.relative_to(REPO).as_posix()  # _protocol.py, as NODE_PATH for Node
         return f"env PYTHONPATH={shlex.quote(shared)} {shlex.quote(str(python))} {shlex.quote(harness)}"
 
-    def pinned(self) -> str:
-        """The version the peer pins for its library (what a run will install)."""
+    def pinned(self, library: str | None = None) -> str:
+        """The version the peer pins for its library, or for `library` (what a run will
+        install)."""
+        library = library or self.library
         if self.in_project:
             from importlib.metadata import version
 
-            return version(self.library)
+            return version(library)
         if self.language == "node":
             manifest = json.loads((self.folder / "package.json").read_text("utf-8"))
-            return str(manifest.get("dependencies", {}).get(self.library, "unknown"))
+            return str(manifest.get("dependencies", {}).get(library, "unknown"))
         requirements = self.folder / "requirements.txt"
         for line in requirements.read_text("utf-8").splitlines() if requirements.exists() else ():
             name, _, pin = line.partition("==")
-            if name.split("[")[0].strip() == self.library:
+            if name.split("[")[0].strip() == library:
                 return pin.strip()
         return "unknown"
 
@@ -117,7 +124,7 @@ def load_peer(folder: Path) -> Peer:
     if not (folder / data["harness"]).is_file():
         raise PeerError(f"{path}: harness {data['harness']!r} is not a file in {folder}")
     return Peer(data["name"], data["language"], data["library"], data["homepage"],
-                tuple(data["wires"]), data["harness"], folder)
+                tuple(data["wires"]), data["harness"], folder, data.get("libraries", {}))
 
 
 def load_peers(root: Path = PEERS) -> list[Peer]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .catalog import REPO
+from .catalog import PEERS, REPO, load_peer
 from .judging import Cause, Failure, Matrix
 
 
@@ -13,8 +13,21 @@ def issue_path(cause: Cause, repo: Path = REPO) -> Path:
     return repo / (cause.repro.rsplit(".repro.", 1)[0] + ".issue.md")
 
 
-def _install(cause: Cause, failure: Failure) -> str:
+def _library(cause: Cause, failure: Failure) -> tuple[str, str]:
+    """The package the failing wire goes through and its version: the cell's library, or
+    for a framework with one integration per provider, that wire's package as pinned."""
     library, version = failure.cell.data.get("library", cause.peer), failure.cell.data.get("version")
+    folder = PEERS / failure.cell.peer
+    if (folder / "peer.json").is_file():
+        peer = load_peer(folder)
+        if peer.library_on(failure.cell.wire) != library:
+            library = peer.library_on(failure.cell.wire)
+            version = peer.pinned(library)
+    return library, version
+
+
+def _install(cause: Cause, failure: Failure) -> str:
+    library, version = _library(cause, failure)
     if cause.repro.endswith(".mjs"):
         return f"npm install {library}@{version}\nnode {Path(cause.repro).name}"
     return f"pip install {library}=={version}\npython {Path(cause.repro).name}"
@@ -24,7 +37,7 @@ def issue_text(matrix: Matrix, cause: Cause, repo: Path = REPO) -> str:
     """The issue: title, versions, what happens, what was expected, the repro."""
     failures = [f for f in matrix.failures if f.cause is cause]
     first = failures[0]
-    library, version = first.cell.data.get("library", cause.peer), first.cell.data.get("version")
+    library, version = _library(cause, first)
     language = "javascript" if cause.repro.endswith(".mjs") else "python"
     repro = (repo / cause.repro).read_text("utf-8").rstrip("\n")
     expected = first.judgment.reason

@@ -16,7 +16,7 @@ sys.path.insert(0, str(PEERS))
 _spec = importlib.util.spec_from_file_location("peers_run", PEERS / "run.py")
 run = importlib.util.module_from_spec(_spec)  # not `import run`: benchmarks/ has a run.py too
 _spec.loader.exec_module(run)
-from matrix import judging, observations, observing, page, repros  # noqa: E402
+from matrix import catalog, issues, judging, observations, observing, page, repros  # noqa: E402
 from matrix.observations import Cell, Observation  # noqa: E402
 
 BODY = b'data: {"choices": []}\n\n'
@@ -224,3 +224,14 @@ def test_a_replay_differs_by_the_ids_the_library_makes_up_only_when_they_differ(
     assert observing.comparable(outcome("aXk2"), served) != observing.comparable(
         outcome("aXk2", served_id="call_2"), served)
     assert observing.comparable(outcome("aXk2", served_id=""), served)["calls"][0]["id"] == ""
+
+
+def test_an_issue_names_the_package_that_speaks_the_failing_wire():
+    peer = catalog.load_peer(PEERS / "llama-index")
+    assert peer.library_on("gemini") == "llama-index-llms-google-genai"
+    assert peer.library_on("openai-chat") == peer.library
+    cell = Cell("llama-index", "gemini", "none", {"library": peer.library, "version": "0.8.3"})
+    failure = type("F", (), {"cell": cell})()
+    cause = type("C", (), {"peer": "llama-index"})()
+    assert issues._library(cause, failure) == (
+        "llama-index-llms-google-genai", peer.pinned("llama-index-llms-google-genai"))
