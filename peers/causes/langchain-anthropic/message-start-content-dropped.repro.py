@@ -1,8 +1,10 @@
 """langchain-anthropic: a tool call prefilled in `message_start` is lost when streamed.
 
-A follow-up stream after programmatic tool calling (anthropic-beta advanced-tool-use) is
-`message_start` whose message already holds the `tool_use`, then `message_stop`. The same
-answer not streamed (`.invoke()`) gives the call; `.stream()` gives none.
+With programmatic tool calling (beta advanced-tool-use-2025-11-20, the code execution tool,
+a tool with `allowed_callers`), Anthropic's follow-up stream is `message_start` whose message
+already holds the `tool_use`, then `message_stop` (the bytes below are Anthropic's, recorded
+in vercel/ai's anthropic-programmatic-tool-calling.1.chunks.txt, lines 168-169). The same
+answer not streamed (`.invoke()`) gives the call; `.stream()` gives none. Exit 1 while so.
 """
 import json
 import threading
@@ -10,14 +12,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from langchain_anthropic import ChatAnthropic
 
-MESSAGE = {"id": "msg_010000000000000000000000", "type": "message", "role": "assistant",
-           "model": "claude-sonnet-4-5-20250929",
-           "content": [{"type": "tool_use", "id": "toolu_010000000000000000000000",
-                        "name": "get_weather", "input": {}}],
-           "stop_reason": "tool_use", "stop_sequence": None,
-           "usage": {"input_tokens": 0, "output_tokens": 1}}
-STREAM = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_010000000000000000000000","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"tool_use","id":"toolu_010000000000000000000000","name":"get_weather","input":{}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":1}}}\n\n'
-          b'event: message_stop\ndata: {"type":"message_stop"}\n\n')
+MESSAGE = {"model": "claude-sonnet-4-5-20250929", "id": "msg_01KSVw3xmXbMNJPNMt46BC5W", "type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_015dGLMbwBKv1ZRQr6KdJzeH", "name": "rollDie", "input": {"player": "player2"}, "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_01MzSrFWsmzBdcoQkGWLyRjK"}}], "container": {"id": "container_011CWHPPTDTn1XufeRB9uHeH", "expires_at": "2025-12-20T05:33:37.969567Z"}, "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 0, "output_tokens": 0, "server_tool_use": {"web_search_requests": 0}}}
+STREAM = (b"event: message_start\ndata: " + json.dumps({"type": "message_start", "message": MESSAGE}).encode()
+          + b'\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n')
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -40,16 +37,18 @@ threading.Thread(target=server.serve_forever, daemon=True).start()
 model = ChatAnthropic(model="claude-sonnet-4-5", api_key="sk-test", max_retries=0,
                       base_url=f"http://127.0.0.1:{server.server_port}",
                       betas=["advanced-tool-use-2025-11-20"])
-model = model.bind_tools([{"type": "function", "function": {
-    "name": "get_weather", "description": "Weather.", "parameters": {"type": "object"}}}])
+model = model.bind_tools([
+    {"type": "code_execution_20250825", "name": "code_execution"},
+    {"name": "rollDie", "description": "Roll a die for a player.", "allowed_callers": ["code_execution_20250825"],
+     "input_schema": {"type": "object", "properties": {"player": {"type": "string"}}}}])
 
-whole = model.invoke("What is the weather in Paris?")
+whole = model.invoke("Play a dice game between player1 and player2.")
 summed = None
-for chunk in model.stream("What is the weather in Paris?"):
+for chunk in model.stream("Play a dice game between player1 and player2."):
     summed = chunk if summed is None else summed + chunk
 print("invoke() tool_calls:", [c["name"] for c in whole.tool_calls])
 print("stream() tool_calls:", [c["name"] for c in summed.tool_calls])
-if [c["name"] for c in summed.tool_calls] != ["get_weather"]:
+if [c["name"] for c in summed.tool_calls] != ["rollDie"]:
     print("BUG: the streamed message lost the call that message_start carried")
     raise SystemExit(1)
 print("ok: the streamed message holds the call")
