@@ -1,5 +1,5 @@
 """A streamed tool call whose first delta holds only `index`, `id` and `type` (the name and
-arguments follow in later deltas, as older vLLM tool parsers send them) is dropped by
+arguments follow in later deltas: vLLM's chunk shape) is dropped by
 litellm.completion(stream=True) + stream_chunk_builder: no call at all, where
 completion(stream=False) returns it for the same answer.
 
