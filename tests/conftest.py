@@ -114,3 +114,40 @@ def drawn_over_seeds() -> Callable[..., set]:
     """`seen_over_seeds`, for tests that assert what a generator draws."""
     return seen_over_seeds
 
+
+# -- growth, never time ------------------------------------------------------------------
+GROWTH_FACTOR = 8
+GROWTH_BOUND = 3  # linear work gives about 1, quadratic about GROWTH_FACTOR
+
+
+def cpu_growth(work: Callable[[int], object], size: int) -> float:
+    """How the cost of `work(n)` grows from n = size / 8 to n = size, per unit of n: about 1
+    when linear, 8 when quadratic. It counts this process's CPU time (the small size's best
+    of three, the garbage collector off): a busy machine delays the process but hardly makes
+    it work more, so load cannot turn linear into quadratic."""
+
+    def cpu(n: int) -> float:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            started = time.process_time()
+            work(n)
+            return time.process_time() - started
+        finally:
+            if enabled:
+                gc.enable()
+
+    small = min(cpu(size // GROWTH_FACTOR) for _ in range(3))
+    return cpu(size) / max(small, 1e-4) / GROWTH_FACTOR
+
+
+@pytest.fixture(scope="session")
+def linear() -> Callable[[Callable[[int], object], int], None]:
+    """`linear(work, size)` asserts that `work(n)`'s cost grows linearly up to n = size."""
+
+    def check(work: Callable[[int], object], size: int) -> None:
+        growth = cpu_growth(work, size)
+        assert growth < GROWTH_BOUND, \
+            f"cost grew {growth:.1f}x per unit from n={size // GROWTH_FACTOR} to {size}"
+
+    return check
