@@ -143,7 +143,8 @@ def cpu_growth(work: Callable[[int], object], size: int) -> float:
 
 @pytest.fixture(scope="session")
 def linear() -> Callable[[Callable[[int], object], int], None]:
-    """`linear(work, size)` asserts that `work(n)`'s cost grows linearly up to n = size."""
+    """`linear(work, size)` asserts that `work(n)`'s cost grows linearly up to n = size
+    (`work(size)` runs last)."""
 
     def check(work: Callable[[int], object], size: int) -> None:
         growth = cpu_growth(work, size)
