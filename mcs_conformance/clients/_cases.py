@@ -121,11 +121,16 @@ def _cut(draw: Callable, case: Case, quirks: frozenset | None, how: str) -> Serv
     end = _terminal_end(case, body_quirks)
     whole = frame_body(case.wire, case.chunks, quirks=body_quirks)
     between = _boundaries(case, body_quirks, whole, end)
+    at_boundary = st.sampled_from(between[::-1])  # shrinks toward the latest boundary
+    # anywhere (inside: but a boundary); shrinks toward late cuts
+    anywhere = st.integers(0, end).map(lambda back: end - back).filter(
+        lambda at: how == "drop" or at not in between)
     if how == "between":
-        keep = draw(st.sampled_from(between[::-1]))  # shrinks toward the latest boundary
-    else:  # anywhere (inside: but a boundary); shrinks toward late cuts
-        keep = draw(st.integers(0, end).map(lambda back: end - back)
-                    .filter(lambda at: how == "drop" or at not in between))
+        keep = draw(at_boundary)
+    elif how == "drop":  # a connection drops between flushes as often as inside one
+        keep = draw(st.one_of(at_boundary, anywhere))
+    else:
+        keep = draw(anywhere)
     cuts = draw(cut_points(whole[:keep]))
     served = served_stream(case, body_quirks=body_quirks, cuts=cuts, keep=keep)
     return served if how == "drop" else replace(served, complete=True)

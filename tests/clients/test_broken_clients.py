@@ -12,7 +12,7 @@ import pytest
 from mcs_conformance.clauses import ClauseFailure, CLAUSES, ClientSubject, SEVERITIES
 from mcs_conformance.clients import ClientRunner
 from mcs_conformance.targets import load_client
-from mcs_conformance.wires import get_wire
+from mcs_conformance.wires import get_wire, SERVER_PROFILES
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -21,8 +21,9 @@ BROKEN = sorted(m.name for m in pkgutil.iter_modules([str(Path(TESTS, "broken_cl
 CLIENT_CLAUSES = [c for c in CLAUSES.values() if c.kind == "client"]
 
 
-def _subject(target: str, wire: str) -> tuple[ClientSubject, ClientRunner]:
-    runner = ClientRunner(load_client(target), wire)
+def _subject(target: str, wire: str,
+             quirks: frozenset | None = None) -> tuple[ClientSubject, ClientRunner]:
+    runner = ClientRunner(load_client(target), wire, quirks=quirks)
     return ClientSubject(client=runner, target=target, wire=get_wire(runner.wire)), runner
 
 
@@ -60,9 +61,13 @@ def test_broken_client_is_flagged_by_its_clause(name, kit_profile):
 
 def test_a_client_failing_for_two_causes_shows_both(kit_profile):
     """After a counterexample, the clause searches again without its quirks: a client that
-    crashes on two servers' shapes gets one failure per shape."""
+    crashes on two servers' shapes gets one failure per shape. Certified against those two
+    servers (each quirk drawn often): among every quirk, Alibaba's continuations come out in
+    small cases too rarely for 40 examples to be sure to hold one."""
     module = importlib.import_module("broken_clients.crashes_on_two_servers")
-    subject, runner = _subject("broken_clients.crashes_on_two_servers:client", module.WIRE)
+    servers = SERVER_PROFILES["mistral"].selection | SERVER_PROFILES["alibaba-qwen"].selection
+    subject, runner = _subject("broken_clients.crashes_on_two_servers:client", module.WIRE,
+                               servers)
     try:
         with pytest.raises(ClauseFailure) as failed:
             CLAUSES[module.CAUGHT_BY].check(subject)

@@ -30,7 +30,9 @@ FAKE = textwrap.dedent('''
     for line in sys.stdin:
         msg = json.loads(line)
         if msg["cmd"] == "start":
-            if mode == "silent":
+            if mode == "silent":  # its second argument, if any: a file counting its starts
+                if len(sys.argv) > 2:
+                    open(sys.argv[2], "a").write("start\\n")
                 continue
             version = 9 if mode == "future" else 1
             say({"ready": True, "version": version, "implementation": {
@@ -175,7 +177,7 @@ def test_a_harness_that_ignores_stop_is_killed(fake, no_leaks):
     began = time.monotonic()
     client.close()
     assert gone(pid)
-    assert time.monotonic() - began < 5
+    assert time.monotonic() - began < 30  # killed: not left to end its 60 s sleep
 
 
 def test_a_harness_that_never_answers_start(fake, no_leaks):
@@ -265,12 +267,11 @@ def test_a_harness_that_crashes_errors_the_clause_in_a_certification(tmp_path):
 def test_a_harness_that_cannot_start_is_tried_once_per_run(fake, pytester):
     """Four clauses, a harness that never answers start: one start timeout, not four."""
     clauses = ["client.calls", "client.text", "client.http-error", "client.truncated"]
-    began = time.monotonic()
-    result = pytester.runpytest(f"--mcs-harness={command(fake, 'silent')}",
+    starts = pytester.path / "starts.log"
+    result = pytester.runpytest(f"--mcs-harness={command(fake, 'silent')} {starts}",
                                 "--mcs-wire=openai-chat", "--mcs-timeout=3", "-p", "no:randomly",
                                 *[f"--mcs-clause={c}" for c in clauses])
-    took = time.monotonic() - began
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) + outcomes.get("errors", 0) == 4, outcomes
-    assert took < 3 * 2, f"the run took {took:.1f} s: the start was retried"
+    assert starts.read_text().count("start") == 1, "the start was retried"
     result.stdout.fnmatch_lines(["*did not answer start*(the first start failed; not tried again)*"])

@@ -1,7 +1,6 @@
 """The Harmony codec (gpt-oss): calls, final content, preambles and reasoning apart."""
 from __future__ import annotations
 
-import time
 
 import pytest
 from hypothesis import given
@@ -132,13 +131,10 @@ def test_can_carry():
     assert CODEC.can_carry(ExtractedCall("ns.f-1", {"k": [1]}))
 
 
-def test_linear_on_hostile_input():
-    for unit in ("<|channel|>", "<|channel|>commentary to=functions.f<|message|>{",
-                 "<|start|>assistant<|message|>", '{"a": "<|call|>'):
-        start = time.perf_counter()
-        CODEC.decode(unit * 20000)
-        CODEC.content(unit * 20000)
-        assert time.perf_counter() - start < 5, unit
+@pytest.mark.parametrize("unit", ["<|channel|>", "<|channel|>commentary to=functions.f<|message|>{",
+                                  "<|start|>assistant<|message|>", '{"a": "<|call|>'])
+def test_linear_on_hostile_input(unit, linear):
+    linear(lambda n: (CODEC.decode(unit * n), CODEC.content(unit * n)), 20000)
 
 
 @pytest.mark.parametrize("text", [

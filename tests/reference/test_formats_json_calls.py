@@ -1,7 +1,6 @@
 """The JSON-call and pythonic format codecs: Mistral (pre-v11, v11+), Llama 3 JSON, pythonic."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -184,12 +183,9 @@ def test_results_are_written_as_the_tool_turn():
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=ids)
-def test_linear_on_hostile_input(codec):
+def test_linear_on_hostile_input(codec, linear):
     for unit in ("[TOOL_CALLS][", '{"name": "', "[f(a='", "[TOOL_CALLS]f[ARGS]{", "{[(", "[f("):
-        start = time.perf_counter()
-        codec.decode(unit * 20000)
-        codec.content(unit * 20000)
-        assert time.perf_counter() - start < 5, unit
+        linear(lambda n: (codec.decode(unit * n), codec.content(unit * n)), 20000)
 
 
 # -- real outputs ---------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """The XML-like format codecs: Qwen3-Coder (`<function=...>`) and GLM-4.5 (`<arg_key>`)."""
 from __future__ import annotations
 
-import time
 
 import pytest
 from hypothesis import given
@@ -142,13 +141,9 @@ def test_decode_never_raises_on_marker_soup(codec, text):
 @pytest.mark.parametrize("unit", ["<tool_call>\n<function=f>\n<parameter=a>\n",
                                   "<tool_call>f\n<arg_key>a</arg_key><arg_value>",
                                   "<tool_call>", "</parameter>", "<function=", "<parameter="])
-def test_decoding_is_linear_on_hostile_repetition(codec, unit):
-    text = unit * 20000
-    started = time.perf_counter()
-    codec.decode(text)
-    codec.content(text)
-    codec.peek_name(text)
-    assert time.perf_counter() - started < 5
+def test_decoding_is_linear_on_hostile_repetition(codec, unit, linear):
+    linear(lambda n: (codec.decode(unit * n), codec.content(unit * n), codec.peek_name(unit * n)),
+           20000)
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=ids)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -348,39 +347,60 @@ def test_results_that_are_no_json_become_text():
 
 
 # -- hostile input -------------------------------------------------------------------------
+# (head, unit, count, tail): the text is head + unit * count + tail
 HOSTILE = [
-    '{"tool": "x", "arguments": ' + "[" * 50_000,
-    '{"tool": "x", "arguments": ' + '{"a":' * 50_000,
-    '{"tool": "x", "arguments": {"n": ' + "9" * 20_000 + "}}",
-    '{"a":' * 30_000 + '"tool"',
-    "{" * 100_000 + '"tool"',
-    '"tool"' + '{"' * 50_000,
-    "<tool_call>" + '{"a":' * 50_000,
-    "<tool_call>" + "{'a': " * 50_000,
-    "<tool_call>{'name': 'x', 'arguments': {'n': " + "9" * 20_000 + "}}</tool_call>",
-    "<tool_call>" * 50_000,
-    "<tool_call>{" * 20_000,
-    '<tool_call>{"name": "' + "x" * 100_000,
-    "<tool_call>\n" + " " * 100_000 + "{",
+    ('{"tool": "x", "arguments": ', "[", 50_000, ""),
+    ('{"tool": "x", "arguments": ', '{"a":', 50_000, ""),
+    ('{"tool": "x", "arguments": {"n": ', "9", 20_000, "}}"),
+    ("", '{"a":', 30_000, '"tool"'),
+    ("", "{", 100_000, '"tool"'),
+    ('"tool"', '{"', 50_000, ""),
+    ("<tool_call>", '{"a":', 50_000, ""),
+    ("<tool_call>", "{'a': ", 50_000, ""),
+    ("<tool_call>{'name': 'x', 'arguments': {'n': ", "9", 20_000, "}}</tool_call>"),
+    ("", "<tool_call>", 50_000, ""),
+    ("", "<tool_call>{", 20_000, ""),
+    ('<tool_call>{"name": "', "x", 100_000, ""),
+    ("<tool_call>\n", " ", 100_000, "{"),
 ]
+
+
+def _hostile(index: int, count: int) -> str:
+    head, unit, _, tail = HOSTILE[index]
+    return head + unit * count + tail
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=ids)
 @pytest.mark.parametrize("index", range(len(HOSTILE)))
-def test_hostile_input_does_not_crash(codec, index):
-    text = HOSTILE[index]
-    started = time.perf_counter()
-    calls = codec.decode(text)
-    name = codec.peek_name(text)
+def test_hostile_input_does_not_crash(codec, index, linear):
+    results = []
+
+    def decode(count: int) -> None:
+        text = _hostile(index, count)
+        results.append((codec.decode(text), codec.peek_name(text)))
+
+    linear(decode, HOSTILE[index][2])  # no runaway: linear, not quadratic
+    calls, name = results[-1]  # the whole text's, decoded last
     assert all(isinstance(call, ExtractedCall) for call in calls)
     assert name is None or isinstance(name, str)
-    assert time.perf_counter() - started < 20  # no runaway: linear-ish, not quadratic
+
+
+def test_the_growth_measure_catches_quadratic_work(linear):
+    """The linearity check can fail: a decoder that copies the rest of the text at each
+    offset."""
+    def rescan(count: int) -> None:
+        text = "<" * count
+        for offset in range(count):
+            text[offset:].count("<")
+
+    with pytest.raises(AssertionError, match="cost grew"):
+        linear(rescan, 20_000)
 
 
 def test_hostile_calls_are_error_calls_not_crashes():
-    deep, big = JsonCodec().decode(HOSTILE[0]), JsonCodec().decode(HOSTILE[2])
+    deep, big = JsonCodec().decode(_hostile(0, 50_000)), JsonCodec().decode(_hostile(2, 20_000))
     assert [(c.name, bool(c.error)) for c in deep + big] == [("x", True), ("x", True)]
-    [python_big] = HermesCodec().decode(HOSTILE[8])
+    [python_big] = HermesCodec().decode(_hostile(8, 20_000))
     assert python_big.name == "x" and python_big.error
 
 
