@@ -190,6 +190,7 @@ QUIRK_FEATURES: dict[str, str] = {
     "prefilled-message-start": "programmatic_tool_calling",
     "max-tokens-open-call": "max_tokens",
     "partial-args": "stream_function_call_arguments",
+    "call-without-args": "stream_function_call_arguments",  # recorded only with it set
     "partial-args-one-chunk": "stream_function_call_arguments",
     "partial-args-no-terminator": "stream_function_call_arguments",
     "partial-args-noop-chunks": "stream_function_call_arguments",

@@ -135,12 +135,13 @@ _TABLE = (
      ("empty-text-finish", "signature-on-empty-text", "sse-crlf", "spaced-json")),
     ("gemini-api-2", _GEMINI, "the Gemini API with Gemini 2.x: calls without id, CRLF and "
      "Google's JSON spacing", ("call-without-id", "sse-crlf", "spaced-json")),
-    ("vertex-ai", _GEMINI, "Vertex AI: its envelope, calls without id, no-args calls without "
-     "`args`", ("vertex-envelope", "call-without-id", "call-without-args", "empty-text-finish")),
+    ("vertex-ai", _GEMINI, "Vertex AI: its envelope, calls without id",
+     ("vertex-envelope", "call-without-id", "empty-text-finish")),
     ("vertex-ai-partial-args", _GEMINI, "Vertex AI with streamFunctionCallArguments: arguments "
-     "as partialArgs, with and without the terminator, no-op records, all in one record",
+     "as partialArgs, with and without the terminator, no-op records, all in one record, "
+     "no-args calls without `args`",
      ("vertex-envelope", "call-without-id", "partial-args", "partial-args-one-chunk",
-      "partial-args-no-terminator", "partial-args-noop-chunks")),
+      "partial-args-no-terminator", "partial-args-noop-chunks", "call-without-args")),
     # Bedrock Converse, per model family behind it
     ("bedrock-claude", _BEDROCK, "Claude on Bedrock Converse: an empty first input delta, "
      "`type: tool_use`, padded payloads",

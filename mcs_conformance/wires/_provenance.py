@@ -367,9 +367,10 @@ EVIDENCE: dict[str, tuple[Evidence, ...]] = {
                    "vertex-ai-partial-args"),
     ),
     "call-without-args": (
-        _recording(_VERCEL, _VERTEX_NO_ARGS, "Vertex AI (gemini-3-flash): the call of a tool "
-                   "without parameters is `{\"name\": \"read_theme\"}`, no `args`",
-                   "vertex-ai"),
+        _recording(_VERCEL, _VERTEX_NO_ARGS, "Vertex AI (gemini-3-flash) with "
+                   "streamFunctionCallArguments: true (the recording script sets it; vercel/ai"
+                   "#14847): the call of a tool without parameters is `{\"name\": "
+                   "\"read_theme\"}`, no `args`", "vertex-ai-partial-args"),
     ),
     "partial-args": (
         _recording(_VERCEL, _VERTEX_ARGS, "Vertex AI (gemini-3.1-pro): each call is `{name, "
