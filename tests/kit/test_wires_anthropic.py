@@ -158,9 +158,12 @@ def check_stream_shape(case):
     start = chunks[0]
     assert start["type"] == "message_start"
     assert case.quirks == wire.quirks_of(chunks) and case.quirks <= wire.QUIRKS
+    check_only_recorded_blocks(case.message["content"])
     if "prefilled-message-start" in case.quirks:  # a follow-up stream: the message at once
         assert chunks == [{"type": "message_start", "message": case.message},
                           {"type": "message_stop"}]
+        # as recorded: only the tool_use blocks the follow-up ends in
+        assert {block["type"] for block in case.message["content"]} == {"tool_use"}
         return
     assert start["message"]["content"] == [] and start["message"]["stop_reason"] is None
     assert 1 <= start["message"]["usage"]["output_tokens"] <= case.message["usage"]["output_tokens"]
@@ -170,6 +173,18 @@ def check_stream_shape(case):
     assert [e["type"] for e in events[-2:]] == ["message_delta", "message_stop"]
     usage = dict(start["message"]["usage"], **events[-2]["usage"])
     assert usage == case.message["usage"]  # message_delta usage replaces, key by key
+
+
+def check_only_recorded_blocks(blocks):
+    """Blocks no recording shows the server sending are never drawn: `container_upload` (an
+    input block in the docs), a web_fetch document with `citations: null` (what proxies
+    write; the recordings leave the key out)."""
+    assert all(block["type"] != "container_upload" for block in blocks)
+    for block in blocks:
+        content = block.get("content")
+        if block["type"] == "web_fetch_tool_result" and isinstance(content, dict) \
+                and isinstance(content.get("content"), dict):
+            assert "citations" not in content["content"], content
 
 
 def check_blocks_rebuild_from_their_deltas(case):
