@@ -65,8 +65,10 @@ def request_body(wire: str, *, stream: bool = True, request: dict | None = None)
     if wire == "ollama-chat":
         _ask_ollama(body, request)
     if wire == "anthropic-messages":
+        callers = {"allowed_callers": request["allowed_callers"]} \
+            if "allowed_callers" in request else {}
         tools = [{"name": tool["name"], "description": tool["description"],
-                  "input_schema": tool["parameters"]} for tool in tools]
+                  "input_schema": tool["parameters"], **callers} for tool in tools]
         _ask_anthropic(body, request)
     tools = [*tools, *request.get("native_tools", ())]
     if tools:

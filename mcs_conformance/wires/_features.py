@@ -116,7 +116,8 @@ _TABLE = (
      "thinking and redacted thinking blocks (`empty-thinking-delta` among them)",
      f"{_CLAUDE}build-with-claude/extended-thinking"),
     (_ANTHROPIC, "programmatic_tool_calling", "the header `anthropic-beta: "
-     "advanced-tool-use-2025-11-20`", "calls made from code execution "
+     "advanced-tool-use-2025-11-20`, the code execution tool `code_execution_20250825`, and "
+     "`allowed_callers: [code_execution_20250825]` on the function tools", "calls made from code execution "
      "(`whole-input-at-start`, `prefilled-message-start`)",
      f"{_CLAUDE}agents-and-tools/tool-use/programmatic-tool-calling"),
     (_ANTHROPIC, "max_tokens", "`max_tokens` (the API requires it: every request asks it)",

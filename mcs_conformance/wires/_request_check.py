@@ -214,6 +214,21 @@ def _betas(wire: str, told: list, body: Mapping, headers: Mapping) -> str | None
     return None
 
 
+def _allowed_callers(wire: str, told: list, body: Mapping, headers: Mapping) -> str | None:
+    """Every function tool the request declares lets the told callers (code execution) call
+    it: the harness declares only the tools the case calls."""
+    for tool in _tools(body):
+        if tool.get("type") not in (None, "custom"):
+            continue
+        allowed = tool.get("allowed_callers")
+        allowed = allowed if isinstance(allowed, list) else []
+        missing = [caller for caller in told if caller not in allowed]
+        if missing:
+            return (f"the tool {tool.get('name')!r} does not list {', '.join(missing)} in "
+                    "allowed_callers; the case holds calls made from code execution")
+    return None
+
+
 _Check = Callable[[str, Any, Mapping, Mapping], str | None]
 #: wire -> (needed key, its check), in the order they are checked.
 _CHECKS: dict[str, tuple[tuple[str, _Check], ...]] = {
@@ -243,6 +258,7 @@ _CHECKS: dict[str, tuple[tuple[str, _Check], ...]] = {
                               _enabled)),
         ("betas", _betas),
         ("native_tools", _native_tools),
+        ("allowed_callers", _allowed_callers),
         ("documents", _sources("documents")),
         ("search_results", _sources("search_results")),
         ("stop_sequences", _equal(("stop_sequences",), "stop_sequences holding the case's",

@@ -19,7 +19,7 @@ from mcs_conformance.wires._features import (ALWAYS_ASKED, ANTHROPIC_CITATION_FE
 from mcs_conformance.wires._quirks import OftenQuirks, QUIRKS
 from mcs_conformance.wires._registry import NATIVE_WIRES
 
-__all__ = ["PROGRAMMATIC_BETA", "Requestable", "case_features", "case_request",
+__all__ = ["CODE_EXECUTION_CALLER", "PROGRAMMATIC_BETA", "Requestable", "case_features", "case_request",
            "drawable_quirks", "features_of", "shape_options", "tool_definition"]
 
 _CHAT, _ANTHROPIC, _RESPONSES, _GEMINI, _BEDROCK, _OLLAMA = (
@@ -29,6 +29,9 @@ _CHAT, _ANTHROPIC, _RESPONSES, _GEMINI, _BEDROCK, _OLLAMA = (
 #: The Anthropic beta under which calls made from code execution come (their `caller`, their
 #: input whole at `content_block_start`, the follow-up stream prefilled in `message_start`).
 PROGRAMMATIC_BETA = "advanced-tool-use-2025-11-20"
+#: The code execution tool a programmatic call comes from: its tool type, the `caller` its
+#: calls carry, and what a function tool's `allowed_callers` must hold for code to call it.
+CODE_EXECUTION_CALLER = "code_execution_20250825"
 THINKING_BUDGET = 1024  # the budget_tokens a case with thinking tells the client
 
 
@@ -255,7 +258,11 @@ def _anthropic(case: Case) -> tuple[set, Needs]:
         needs["thinking"] = {"thinking": {"budget_tokens": THINKING_BUDGET}}
     if case.quirks & {"whole-input-at-start", "prefilled-message-start"} or any(
             "tool_id" in (block.get("caller") or {}) for block in blocks):
-        needs["programmatic_tool_calling"] = {"betas": [PROGRAMMATIC_BETA]}
+        # the request of Anthropic's recorded programmatic stream: the beta, the code
+        # execution tool, and function tools its code may call
+        needs["programmatic_tool_calling"] = {
+            "betas": [PROGRAMMATIC_BETA], "native_tools": [ANTHROPIC_TOOLS["code_execution"]],
+            "allowed_callers": [CODE_EXECUTION_CALLER]}
     servers = sorted({block["name"] for block in blocks if block.get("type") == "server_tool_use"})
     for name in servers:
         feature = ANTHROPIC_SERVER_TOOL_FEATURES[name]
@@ -365,9 +372,7 @@ def case_request(case: Case | None) -> dict:
     request: dict[str, Any] = {"tools": [tool_definition(name) for name in names]}
     for _, keys in sorted(needs.items()):
         for key, value in keys.items():
-            if key == "native_tools":
-                request.setdefault(key, []).extend(value)
-            elif key in ("documents", "search_results"):
+            if key in ("native_tools", "documents", "search_results"):
                 request.setdefault(key, []).extend(v for v in value if v not in request.get(key, []))
             else:
                 request[key] = value

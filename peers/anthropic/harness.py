@@ -10,7 +10,7 @@ from _protocol import call, outcome, serve, tools_of
 # SDK's generated signatures and types), so none is left out:
 # thinking: `thinking={"type": "enabled", "budget_tokens": N}` (ThinkingConfigParam);
 # programmatic_tool_calling: `client.beta.messages` with `betas=[...]` (the anthropic-beta
-#   header);
+#   header), the code execution tool and a tool's `allowed_callers` (BetaToolParam);
 # max_tokens: `max_tokens`, required: the told N, else 4096;
 # stop_sequences: `stop_sequences`;
 # web_search, web_fetch, code_execution, tool_search: `tools` takes the server tools as the
@@ -41,7 +41,8 @@ def messages_of(base_url, request):
     client = anthropic.Anthropic(api_key="sk-mcs", base_url=base_url, max_retries=0)
     options = {"model": "claude-sonnet-4-5", "max_tokens": request.get("max_tokens", 4096),
                "messages": prompt_of(request)}
-    tools = [{"name": name, "description": description, "input_schema": parameters}
+    callers = {"allowed_callers": request["allowed_callers"]} if "allowed_callers" in request else {}
+    tools = [{"name": name, "description": description, "input_schema": parameters, **callers}
              for name, description, parameters in tools_of(request)]
     tools += request.get("native_tools", ())
     if tools:

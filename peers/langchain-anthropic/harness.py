@@ -6,13 +6,14 @@ same reading of the `AIMessage` it returns."""
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import HumanMessage
 
-from _protocol import outcome, serve
+from _protocol import outcome, serve, tools_of
 from _langchain import PROMPT, summed_calls, summed_stream, with_tools
 
 # What ChatAnthropic's documented fields and inputs ask (its class fields; the LangChain
 # Anthropic integration page: built-in tools, citations, search results):
 # thinking: `thinking={"type": "enabled", "budget_tokens": N}`; programmatic_tool_calling:
-#   `betas=[...]`; max_tokens: `max_tokens` (the told N, else 4096); stop_sequences:
+#   `betas=[...]`, the code execution tool and tools in Anthropic's format with
+#   `allowed_callers` (AnthropicTool, which `convert_to_anthropic_tool` passes through); max_tokens: `max_tokens` (the told N, else 4096); stop_sequences:
 #   `stop_sequences` (alias `stop`);
 # web_search, web_fetch, code_execution, tool_search: the server tool's dict in
 #   `bind_tools`, which sends a built-in tool unchanged (`_is_builtin_tool`: the
@@ -39,7 +40,13 @@ def model_of(base_url, request):
     model = ChatAnthropic(model="claude-sonnet-4-5", api_key="sk-mcs",
                           max_tokens=request.get("max_tokens", 4096),
                           base_url=base_url.rstrip("/"), max_retries=0, **options)
-    return with_tools(model, request, request.get("native_tools", ()))
+    if "allowed_callers" not in request:
+        return with_tools(model, request, request.get("native_tools", ()))
+    # a tool in Anthropic's own format keeps its `allowed_callers` (AnthropicTool)
+    tools = [{"name": name, "description": description, "input_schema": parameters,
+              "allowed_callers": request["allowed_callers"]}
+             for name, description, parameters in tools_of(request)]
+    return model.bind_tools([*tools, *request.get("native_tools", ())])
 
 
 def prompt_of(request):

@@ -12,7 +12,8 @@ const {createAnthropic} = requirePeer(__dirname, '@ai-sdk/anthropic');
 // What the SDK's documented settings ask (call settings `maxOutputTokens` and
 // `stopSequences`, `providerOptions.anthropic`, the `anthropic.tools` factories: "Provider
 // Options" and "Provider-Defined Tools" in the provider's docs):
-// thinking: `providerOptions.anthropic.thinking`; programmatic_tool_calling: a tool's
+// thinking: `providerOptions.anthropic.thinking`; programmatic_tool_calling:
+//   `anthropic.tools.codeExecution_20250825` and a tool's
 //   `providerOptions.anthropic.allowedCallers` (the provider then sends the beta);
 // max_tokens: `maxOutputTokens` (the told N); stop_sequences: `stopSequences`;
 // web_search, web_fetch, code_execution, tool_search: `anthropic.tools.webSearch_20250305`,
@@ -43,11 +44,10 @@ function modelOf(baseUrl, request) {
   const provider = createAnthropic({baseURL: joinUrl(baseUrl, 'v1'), apiKey: 'sk-mcs'});
   const thinking = request.thinking
     ? {type: 'enabled', budgetTokens: request.thinking.budget_tokens} : undefined;
-  const programmatic = (request.betas || []).length > 0;
   return [provider('mcs-model'), {
     providerOptions: thinking ? {anthropic: {thinking}} : undefined,
-    toolOptions: programmatic
-      ? {anthropic: {allowedCallers: ['code_execution_20250825']}} : undefined,
+    toolOptions: request.allowed_callers
+      ? {anthropic: {allowedCallers: request.allowed_callers}} : undefined,
     providerTools: Object.fromEntries((request.native_tools || [])
       .map((told) => providerTool(provider.tools, told))),
   }];

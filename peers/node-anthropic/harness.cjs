@@ -12,7 +12,8 @@ const Anthropic = requirePeer(__dirname, '@anthropic-ai/sdk');
 // Every feature is a documented parameter of `messages.create()` / `messages.stream()` (the
 // SDK's MessageCreateParams types), so none is left out:
 // thinking: `thinking: {type: 'enabled', budget_tokens}`; programmatic_tool_calling:
-//   `client.beta.messages` with `betas` (the anthropic-beta header); max_tokens: `max_tokens`,
+//   `client.beta.messages` with `betas` (the anthropic-beta header), the code execution tool
+//   and a tool's `allowed_callers` (BetaTool); max_tokens: `max_tokens`,
 //   required: the told N, else 4096; stop_sequences: `stop_sequences`; web_search,
 //   web_fetch, code_execution, tool_search: `tools` takes the server tools as the API writes
 //   them (ToolUnion: WebSearchTool20250305, WebFetchTool20250910, CodeExecutionTool20250825,
@@ -38,8 +39,10 @@ function messagesOf(baseUrl, request) {
   const client = new Anthropic({baseURL: baseUrl.replace(/\/+$/, ''), apiKey: 'sk-mcs',
     maxRetries: 0});
   const options = {};
+  const callers = request.allowed_callers ? {allowed_callers: request.allowed_callers} : {};
   const tools = [...request.tools.map(({name, description, parameters}) =>
-    ({name, description, input_schema: parameters})), ...(request.native_tools || [])];
+    ({name, description, input_schema: parameters, ...callers})),
+  ...(request.native_tools || [])];
   if (tools.length) options.tools = tools;
   if (request.stop_sequences) options.stop_sequences = request.stop_sequences;
   if (request.thinking) {

@@ -22,7 +22,8 @@ from mcs_conformance.clients import (ClientRunner, HarnessCaseError, error_strea
 from mcs_conformance.clients._harness import schema_errors
 from mcs_conformance.clients.reference_client import request_body
 from mcs_conformance.targets import ClientTarget
-from mcs_conformance.wires import (ALWAYS_ASKED, FEATURES, NATIVE_WIRES, QUIRKS, Requestable,
+from mcs_conformance.wires import (ALWAYS_ASKED, CODE_EXECUTION_CALLER, FEATURES, NATIVE_WIRES,
+                                   PROGRAMMATIC_BETA, QUIRKS, Requestable,
                                    case_features, case_request, request_mismatch)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -284,3 +285,27 @@ def test_the_protocol_page_lists_every_feature():
     missing = [(wire, feature) for wire, feature in ALL
                if f"| `{feature}` | `{wire}` |" not in page]
     assert missing == []
+
+
+def test_a_programmatic_case_needs_the_whole_request_anthropic_recorded_it_for():
+    """Anthropic sends calls made from code execution only to a request with the beta, the
+    code execution tool and function tools that code may call (vercel/ai's recorded
+    programmatic stream was answered to that request): each one missing is named."""
+    served = _first("anthropic-messages", Requestable(QUIRKS, {"programmatic_tool_calling"}),
+                    TIED["anthropic-messages"]["programmatic_tool_calling"])
+    told = case_request(served.case)
+    assert told["betas"] == [PROGRAMMATIC_BETA]
+    assert told["allowed_callers"] == [CODE_EXECUTION_CALLER]
+    assert {"type": CODE_EXECUTION_CALLER, "name": "code_execution"} in told["native_tools"]
+    body = request_body("anthropic-messages", request=told)
+    assert all(tool.get("allowed_callers") == [CODE_EXECUTION_CALLER] for tool in body["tools"]
+               if "input_schema" in tool) and told["tools"]
+    assert request_mismatch("anthropic-messages", told, body, _headers(told)) is None
+    without_tool = {**body, "tools": [tool for tool in body["tools"] if "input_schema" in tool]}
+    assert "code_execution" in request_mismatch("anthropic-messages", told, without_tool,
+                                                _headers(told))
+    direct_only = {**body, "tools": [{**tool, "allowed_callers": ["direct"]}
+                                     if "input_schema" in tool else tool
+                                     for tool in body["tools"]]}
+    assert re.search(r"does not list code_execution_20250825 in allowed_callers",
+                     request_mismatch("anthropic-messages", told, direct_only, _headers(told)))
