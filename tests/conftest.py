@@ -3,12 +3,35 @@ noisy; speed is measured by benchmarks/, never by timed tests), derandomized und
 a red build can be rerun as it was."""
 import gc
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Callable
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
+
+# -- bytecode kept, under the repository's pytest cache -----------------------------------
+# With PYTHONDONTWRITEBYTECODE set, as many container images set it, each of the Python
+# processes the suite starts (pytester subprocesses, docs commands, harnesses, certify runs:
+# hundreds) compiled the kit from its source again, and each xdist worker rewrote every test
+# module: some 40% of the suite's CPU (issue 33). Bytecode is then kept under
+# .pytest_cache/pycache (PYTHONPYCACHEPREFIX, which the child processes inherit), never beside
+# the sources, so the wish behind the setting, no .pyc in the tree, still holds.
+PYCACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
+
+
+def _keep_bytecode() -> None:
+    if not sys.dont_write_bytecode:
+        return  # Python writes bytecode already, where its settings say
+    prefix = sys.pycache_prefix or str(PYCACHE)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.pycache_prefix, sys.dont_write_bytecode = prefix, False
+
+
+_keep_bytecode()
+
 
 settings.register_profile(
     "mcs-project-tests",
