@@ -30,7 +30,8 @@ from mcs_conformance.wires._content import (BASE62, BASE64, draw_arguments, draw
 from mcs_conformance.wires._features import asks, RESPONSES_ITEM_FEATURES
 
 __all__ = ["CALL_KINDS", "ITEM_SLOTS", "PAD_CUT", "STREAMED", "STATUS_EVENTS", "call_of",
-           "client_items", "command_pieces", "draw_client", "draw_hosted", "hosted_asked",
+           "client_items", "command_pieces", "distinct_custom_names", "draw_client",
+           "draw_hosted", "hosted_asked",
            "hosted_items", "name_calls", "name_items"]
 
 HEX = string.digits + "abcdef"
@@ -334,6 +335,19 @@ def name_calls(items: list[dict], number: int, opaque: int) -> None:
     for item in items:
         if item.get("call_id") in _CALL_TOKENS:
             item["call_id"] += _token(_CALL_TOKENS[item["call_id"]], number, opaque)
+
+
+def distinct_custom_names(pairs: list[tuple[dict, list | None]]) -> None:
+    """Rename (in place, events too) a custom tool call that has a function call's name: a
+    request declares each tool name once (providers refuse two tools of one name), so no
+    answer holds both kinds under one name."""
+    functions = {item["name"] for item, _ in pairs if item["type"] == "function_call"}
+    for item, events in pairs:
+        if item["type"] == "custom_tool_call" and item["name"] in functions:
+            item["name"] = item["name"][:58] + "_input"
+            for event in events or ():
+                if isinstance(event.get("item"), dict) and "name" in event["item"]:
+                    event["item"]["name"] = item["name"]
 
 
 _ITEM_TAPES = tapes(ITEM_SLOTS)

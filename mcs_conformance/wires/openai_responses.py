@@ -31,8 +31,8 @@ from mcs_conformance.wires._content import BASE62, BASE64, draw_opaque, interlea
 from mcs_conformance.wires._features import asked, asks, MAX_TOKENS, RESPONSES_ANNOTATION_FEATURES
 from mcs_conformance.wires._quirks import allowed_quirks, maybe
 from mcs_conformance.wires._responses_items import (CALL_KINDS, call_of, command_pieces,
-                                                    draw_client, draw_hosted, hosted_asked,
-                                                    ITEM_SLOTS,
+                                                    distinct_custom_names, draw_client,
+                                                    draw_hosted, hosted_asked, ITEM_SLOTS,
                                                     name_calls, name_items, PAD_CUT, STATUS_EVENTS,
                                                     STREAMED)
 
@@ -239,6 +239,7 @@ def _draw_output(draw: Callable, tape: Tape, opaque_: int, min_calls: int, max_c
     groups = draw(calls) + draw(hosted)
     for number, (group, _) in enumerate(groups):
         name_calls([item for item, _ in group], number, opaque_)
+    distinct_custom_names([pair for group, _ in groups for pair in group])
     pairs = draw(reasoning) + interleave(draw(texts), [(pair, place) for group, place in groups
                                                        for pair in group])
     for number, (item, events) in enumerate(pairs, 1):

@@ -139,6 +139,16 @@ def test_cases_keep_their_promises(case):
     check_stream_shape(case)
     check_items_rebuild_from_their_events(case)
     check_case_truth(case)
+    check_one_kind_per_tool_name(case)
+
+
+def check_one_kind_per_tool_name(case):
+    """A request declares each tool name once (providers refuse two tools of one name), so
+    no answer calls a function tool and a custom tool of the same name."""
+    kinds: dict = {}
+    for item in case.message["output"]:
+        if item["type"] in ("function_call", "custom_tool_call"):
+            assert kinds.setdefault(item["name"], item["type"]) == item["type"], item["name"]
 
 
 def check_stream_shape(case):
