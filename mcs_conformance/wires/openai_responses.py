@@ -30,11 +30,9 @@ from mcs_conformance.wires._base import (built_once, Case, check_options, draw_p
 from mcs_conformance.wires._content import BASE62, BASE64, draw_opaque, interleave, positions, prose
 from mcs_conformance.wires._features import asked, asks, MAX_TOKENS, RESPONSES_ANNOTATION_FEATURES
 from mcs_conformance.wires._quirks import allowed_quirks, maybe
-from mcs_conformance.wires._responses_items import (CALL_KINDS, call_of, command_pieces,
-                                                    distinct_custom_names, draw_client,
-                                                    draw_hosted, hosted_asked, ITEM_SLOTS,
-                                                    name_calls, name_items, PAD_CUT, STATUS_EVENTS,
-                                                    STREAMED)
+from mcs_conformance.wires._responses_items import (
+    CALL_KINDS, call_of, command_pieces, distinct_custom_names, draw_client, draw_hosted,
+    hosted_asked, ITEM_SLOTS, name_calls, name_items, PAD_CUT, STATUS_EVENTS, STREAMED)
 
 __all__ = ["COVERAGE", "NAME", "QUIRKS", "cases", "chunkings", "case_of", "make_wire",
            "messages", "quirks_of"]
