@@ -110,6 +110,9 @@ def _ask_anthropic(body: dict, request: dict) -> None:
     sources = [*request.get("documents", ()), *request.get("search_results", ())]
     if sources:
         body["messages"][0]["content"] = [*sources, {"type": "text", "text": _PROMPT}]
+    if "follow_up" in request:
+        body["messages"] += request["follow_up"]["messages"]
+        body["container"] = request["follow_up"]["container"]
 
 
 def _ask_ollama(body: dict, request: dict) -> None:

@@ -117,9 +117,16 @@ _TABLE = (
      f"{_CLAUDE}build-with-claude/extended-thinking"),
     (_ANTHROPIC, "programmatic_tool_calling", "the header `anthropic-beta: "
      "advanced-tool-use-2025-11-20`, the code execution tool `code_execution_20250825`, and "
-     "`allowed_callers: [code_execution_20250825]` on the function tools", "calls made from code execution "
-     "(`whole-input-at-start`, `prefilled-message-start`)",
+     "`allowed_callers: [code_execution_20250825]` on the function tools",
+     "calls made from code execution (`whole-input-at-start`)",
      f"{_CLAUDE}agents-and-tools/tool-use/programmatic-tool-calling"),
+    (_ANTHROPIC, "programmatic_follow_up", "programmatic tool calling's follow-up (with "
+     "`programmatic_tool_calling`): the history holding a call made from code execution and "
+     "the client's `tool_result` for it, and the same `container`",
+     "a `message_start` already holding the code's next calls, then `message_stop` "
+     "(`prefilled-message-start`)",
+     f"{_CLAUDE}agents-and-tools/tool-use/programmatic-tool-calling; recorded as the second "
+     "stream of vercel/ai's anthropic-programmatic-tool-calling.1.chunks.txt (lines 168-169)"),
     (_ANTHROPIC, "max_tokens", "`max_tokens` (the API requires it: every request asks it)",
      f"{_LIMIT}: `stop_reason: max_tokens` (`max-tokens-open-call` among them)",
      f"{_CLAUDE}api/messages (`max_tokens` required; stop_reason `max_tokens`)"),
@@ -188,7 +195,7 @@ QUIRK_FEATURES: dict[str, str] = {
     "moderation-chunk": "include_usage",  # rides after the usage-only chunk
     "empty-thinking-delta": "thinking",
     "whole-input-at-start": "programmatic_tool_calling",
-    "prefilled-message-start": "programmatic_tool_calling",
+    "prefilled-message-start": "programmatic_follow_up",
     "max-tokens-open-call": "max_tokens",
     "partial-args": "stream_function_call_arguments",
     "call-without-args": "stream_function_call_arguments",  # recorded only with it set

@@ -229,6 +229,27 @@ def _allowed_callers(wire: str, told: list, body: Mapping, headers: Mapping) -> 
     return None
 
 
+def _follow_up(wire: str, told: Mapping, body: Mapping, headers: Mapping) -> str | None:
+    """The request continues programmatic tool calling: its messages hold the told call made
+    from code execution (an assistant `tool_use`) and the client's `tool_result` for it,
+    and it names the told container."""
+    call = next(block["id"] for message in told["messages"] for block in message["content"]
+                if block["type"] == "tool_use")
+    turns = [(message.get("role"), block) for message in body.get("messages") or ()
+             if isinstance(message, dict) for block in _blocks(message.get("content"))]
+    called = any(role == "assistant" and block.get("type") == "tool_use"
+                 and block.get("id") == call for role, block in turns)
+    answered = any(role == "user" and block.get("type") == "tool_result"
+                   and block.get("tool_use_id") == call for role, block in turns)
+    container = body.get("container")
+    container = container.get("id") if isinstance(container, dict) else container
+    if called and answered and container == told["container"]:
+        return None
+    return (f"the request is not programmatic tool calling's follow-up (the call {call} made "
+            f"from code execution, its tool_result, container {told['container']}); the case "
+            f"holds {FEATURES[wire]['programmatic_follow_up'].serves}")
+
+
 _Check = Callable[[str, Any, Mapping, Mapping], str | None]
 #: wire -> (needed key, its check), in the order they are checked.
 _CHECKS: dict[str, tuple[tuple[str, _Check], ...]] = {
@@ -259,6 +280,7 @@ _CHECKS: dict[str, tuple[tuple[str, _Check], ...]] = {
         ("betas", _betas),
         ("native_tools", _native_tools),
         ("allowed_callers", _allowed_callers),
+        ("follow_up", _follow_up),
         ("documents", _sources("documents")),
         ("search_results", _sources("search_results")),
         ("stop_sequences", _equal(("stop_sequences",), "stop_sequences holding the case's",

@@ -33,6 +33,11 @@ PROGRAMMATIC_BETA = "advanced-tool-use-2025-11-20"
 #: calls carry, and what a function tool's `allowed_callers` must hold for code to call it.
 CODE_EXECUTION_CALLER = "code_execution_20250825"
 THINKING_BUDGET = 1024  # the budget_tokens a case with thinking tells the client
+#: Programmatic tool calling's follow-up, as a client sends it: Claude's code ran in this
+#: container and called a tool (`FOLLOWED_CALL`); the client sends its result back, and the
+#: answer may come whole in `message_start` (the recorded second stream).
+FOLLOWED_CONTAINER = "container_011CWHmcsConformanceCase1"
+FOLLOWED_CODE, FOLLOWED_CALL = "srvtoolu_01McsConformanceCode00001", "toolu_01McsConformanceCall000001"
 
 
 class Requestable(frozenset):
@@ -248,6 +253,20 @@ def _anthropic_stops(case: Case) -> list[dict]:
                        if isinstance(chunk, dict) and chunk.get("type") == "message_delta")]
 
 
+def _follow_up(names: list[str]) -> dict:
+    """The history and container of programmatic tool calling's follow-up: the code's call of
+    the case's first tool, and its result (`follow_up` in docs/harness-protocol.md)."""
+    caller = {"type": CODE_EXECUTION_CALLER, "tool_id": FOLLOWED_CODE}
+    return {"container": FOLLOWED_CONTAINER, "messages": [
+        {"role": "assistant", "content": [
+            {"type": "server_tool_use", "id": FOLLOWED_CODE, "name": "code_execution",
+             "input": {"code": f"print(await {names[0]}({{}}))"}},
+            {"type": "tool_use", "id": FOLLOWED_CALL, "name": names[0], "input": {},
+             "caller": caller}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": FOLLOWED_CALL, "content": "4"}]}]}
+
+
 def _anthropic(case: Case) -> tuple[set, Needs]:
     blocks = _anthropic_blocks(case)
     deltas = [(chunk.get("delta") or {}) for chunk in case.chunks if isinstance(chunk, dict)]
@@ -263,6 +282,8 @@ def _anthropic(case: Case) -> tuple[set, Needs]:
         needs["programmatic_tool_calling"] = {
             "betas": [PROGRAMMATIC_BETA], "native_tools": [ANTHROPIC_TOOLS["code_execution"]],
             "allowed_callers": [CODE_EXECUTION_CALLER]}
+    if "prefilled-message-start" in case.quirks:
+        needs["programmatic_follow_up"] = {"follow_up": _follow_up(sorted(names) or ["get_weather"])}
     servers = sorted({block["name"] for block in blocks if block.get("type") == "server_tool_use"})
     for name in servers:
         feature = ANTHROPIC_SERVER_TOOL_FEATURES[name]

@@ -11,6 +11,8 @@ from _protocol import call, outcome, serve, tools_of
 # thinking: `thinking={"type": "enabled", "budget_tokens": N}` (ThinkingConfigParam);
 # programmatic_tool_calling: `client.beta.messages` with `betas=[...]` (the anthropic-beta
 #   header), the code execution tool and a tool's `allowed_callers` (BetaToolParam);
+# programmatic_follow_up: the told history after the question (BetaMessageParam) and
+#   `container`;
 # max_tokens: `max_tokens`, required: the told N, else 4096;
 # stop_sequences: `stop_sequences`;
 # web_search, web_fetch, code_execution, tool_search: `tools` takes the server tools as the
@@ -19,7 +21,8 @@ from _protocol import call, outcome, serve, tools_of
 # citations, search_results: the user message's content blocks (ContentBlockParam:
 #   DocumentBlockParam with a text, base64 PDF or content source, SearchResultBlockParam),
 #   `citations: {"enabled": true}`.
-FEATURES = {"anthropic-messages": ["thinking", "programmatic_tool_calling", "max_tokens",
+FEATURES = {"anthropic-messages": ["thinking", "programmatic_tool_calling",
+                                   "programmatic_follow_up", "max_tokens",
                                    "stop_sequences", "web_search", "web_fetch",
                                    "code_execution", "tool_search", "citations",
                                    "search_results"]}
@@ -51,6 +54,9 @@ def messages_of(base_url, request):
         options["thinking"] = {"type": "enabled", "budget_tokens": request["thinking"]["budget_tokens"]}
     if request.get("stop_sequences"):
         options["stop_sequences"] = request["stop_sequences"]
+    if "follow_up" in request:
+        options["messages"] += request["follow_up"]["messages"]
+        options["container"] = request["follow_up"]["container"]
     messages = client.messages
     if request.get("betas"):
         messages, options["betas"] = client.beta.messages, request["betas"]

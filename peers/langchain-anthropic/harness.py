@@ -4,7 +4,7 @@
 same reading of the `AIMessage` it returns."""
 
 from langchain_anthropic import ChatAnthropic
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from _protocol import outcome, serve, tools_of
 from _langchain import PROMPT, summed_calls, summed_stream, with_tools
@@ -13,7 +13,9 @@ from _langchain import PROMPT, summed_calls, summed_stream, with_tools
 # Anthropic integration page: built-in tools, citations, search results):
 # thinking: `thinking={"type": "enabled", "budget_tokens": N}`; programmatic_tool_calling:
 #   `betas=[...]`, the code execution tool and tools in Anthropic's format with
-#   `allowed_callers` (AnthropicTool, which `convert_to_anthropic_tool` passes through); max_tokens: `max_tokens` (the told N, else 4096); stop_sequences:
+#   `allowed_callers` (AnthropicTool, which `convert_to_anthropic_tool` passes through);
+# programmatic_follow_up: the `container` field, and the told history as LangChain messages
+#   (an AIMessage holding the content blocks, a ToolMessage for each tool_result); max_tokens: `max_tokens` (the told N, else 4096); stop_sequences:
 #   `stop_sequences` (alias `stop`);
 # web_search, web_fetch, code_execution, tool_search: the server tool's dict in
 #   `bind_tools`, which sends a built-in tool unchanged (`_is_builtin_tool`: the
@@ -22,7 +24,8 @@ from _langchain import PROMPT, summed_calls, summed_stream, with_tools
 # citations, search_results: `document` and `search_result` content blocks with
 #   `citations: {"enabled": True}` in the HumanMessage, which `_format_messages` sends as
 #   they are. None is left out.
-FEATURES = {"anthropic-messages": ["thinking", "programmatic_tool_calling", "max_tokens",
+FEATURES = {"anthropic-messages": ["thinking", "programmatic_tool_calling",
+                                   "programmatic_follow_up", "max_tokens",
                                    "stop_sequences", "web_search", "web_fetch",
                                    "code_execution", "tool_search", "citations",
                                    "search_results"]}
@@ -37,6 +40,8 @@ def model_of(base_url, request):
         options["betas"] = request["betas"]
     if request.get("stop_sequences"):
         options["stop_sequences"] = request["stop_sequences"]
+    if "follow_up" in request:
+        options["container"] = request["follow_up"]["container"]
     model = ChatAnthropic(model="claude-sonnet-4-5", api_key="sk-mcs",
                           max_tokens=request.get("max_tokens", 4096),
                           base_url=base_url.rstrip("/"), max_retries=0, **options)
@@ -49,13 +54,28 @@ def model_of(base_url, request):
     return model.bind_tools([*tools, *request.get("native_tools", ())])
 
 
+def history_of(messages):
+    """The told follow-up messages as LangChain writes them: an assistant turn as an
+    AIMessage of its content blocks, a user turn's tool results as ToolMessages."""
+    history = []
+    for message in messages:
+        if message["role"] == "assistant":
+            history.append(AIMessage(message["content"]))
+        else:
+            history += [ToolMessage(block["content"], tool_call_id=block["tool_use_id"])
+                        for block in message["content"] if block["type"] == "tool_result"]
+    return history
+
+
 def prompt_of(request):
     """The question; with told documents or search results, one HumanMessage holding them
-    (as content blocks, before the question) and the question."""
+    (as content blocks, before the question) and the question; then the follow-up's
+    history, when told."""
     sources = [*request.get("documents", ()), *request.get("search_results", ())]
-    if not sources:
+    if not sources and "follow_up" not in request:
         return PROMPT
-    return [HumanMessage([*sources, {"type": "text", "text": PROMPT}])]
+    question = HumanMessage([*sources, {"type": "text", "text": PROMPT}] if sources else PROMPT)
+    return [question, *history_of(request.get("follow_up", {}).get("messages", ()))]
 
 
 def answer_of(message):

@@ -8,7 +8,8 @@ from _protocol import serve
 
 # The reference writes its request body itself: it can ask for anything.
 FEATURES = {"openai-chat": ["n", "include_usage"],
-            "anthropic-messages": ["thinking", "programmatic_tool_calling"],
+            "anthropic-messages": ["thinking", "programmatic_tool_calling",
+                                   "programmatic_follow_up"],
             "gemini": ["include_thoughts", "stream_function_call_arguments"]}
 
 

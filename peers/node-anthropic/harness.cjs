@@ -13,14 +13,16 @@ const Anthropic = requirePeer(__dirname, '@anthropic-ai/sdk');
 // SDK's MessageCreateParams types), so none is left out:
 // thinking: `thinking: {type: 'enabled', budget_tokens}`; programmatic_tool_calling:
 //   `client.beta.messages` with `betas` (the anthropic-beta header), the code execution tool
-//   and a tool's `allowed_callers` (BetaTool); max_tokens: `max_tokens`,
+//   and a tool's `allowed_callers` (BetaTool); programmatic_follow_up: the told history after
+//   the question (BetaMessageParam) and `container`; max_tokens: `max_tokens`,
 //   required: the told N, else 4096; stop_sequences: `stop_sequences`; web_search,
 //   web_fetch, code_execution, tool_search: `tools` takes the server tools as the API writes
 //   them (ToolUnion: WebSearchTool20250305, WebFetchTool20250910, CodeExecutionTool20250825,
 //   ToolSearchToolRegex20251119 / Bm25); citations, search_results: the user message's
 //   content blocks (ContentBlockParam: DocumentBlockParam with a text, base64 PDF or content
 //   source, SearchResultBlockParam), `citations: {enabled: true}`.
-const FEATURES = {'anthropic-messages': ['thinking', 'programmatic_tool_calling', 'max_tokens',
+const FEATURES = {'anthropic-messages': ['thinking', 'programmatic_tool_calling',
+  'programmatic_follow_up', 'max_tokens',
   'stop_sequences', 'web_search', 'web_fetch', 'code_execution', 'tool_search', 'citations',
   'search_results']};
 const PROMPT = 'Call the tool.';
@@ -53,8 +55,10 @@ function messagesOf(baseUrl, request) {
     api = client.beta.messages;
     options.betas = request.betas;
   }
+  const followUp = request.follow_up;
+  if (followUp) options.container = followUp.container;
   return [api, {model: 'mcs-model', max_tokens: request.max_tokens ?? 4096, ...options,
-    messages: [{role: 'user', content: contentOf(request)}]}];
+    messages: [{role: 'user', content: contentOf(request)}, ...(followUp ? followUp.messages : [])]}];
 }
 
 /** The outcome of a `Message`, the stream's final one or the non-streamed one. */

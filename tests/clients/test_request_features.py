@@ -102,6 +102,9 @@ TIED: dict[str, dict[str, Callable]] = {
         "programmatic_tool_calling": lambda case: any(
             "tool_id" in (d.get("caller") or {}) for d in _shown(case)) or bool(
             case.quirks & {"whole-input-at-start", "prefilled-message-start"}),
+        "programmatic_follow_up": lambda case: case.chunks[:1] != [] and isinstance(
+            case.chunks[0], dict) and case.chunks[0].get("type") == "message_start" and bool(
+            (case.chunks[0].get("message") or {}).get("content")),
         "max_tokens": _keyed("stop_reason", "max_tokens"),
         "stop_sequences": _keyed("stop_reason", "stop_sequence"),
         "web_search": _typed("web_search_tool_result", "web_search_result_location"),
@@ -181,6 +184,7 @@ NAMED = {
     "reasoning_summary": "reasoning.summary", "include": "include",
     "background": "background", "thinking": "thinking",
     "programmatic_tool_calling": "anthropic-beta", "stop_sequences": "stop_sequences",
+    "programmatic_follow_up": "follow-up",
     "web_fetch": "web_fetch", "code_execution": "code_execution",
     "citations": "document block", "search_results": "search_result block",
     "include_thoughts": "includeThoughts",
@@ -195,8 +199,9 @@ def _headers(request: dict) -> dict:
 
 #: The features a feature's shapes come with (and their keys): a code interpreter call's
 #: outputs need the tool.
-WITH = {"include": {"code_interpreter"}}
-WITH_KEYS = {"include": ("native_tools",)}
+WITH = {"include": {"code_interpreter"}, "programmatic_follow_up": {"programmatic_tool_calling"}}
+WITH_KEYS = {"include": ("native_tools",),
+             "programmatic_follow_up": ("betas", "native_tools", "allowed_callers")}
 
 
 @pytest.mark.parametrize("wire, feature", ALL)
