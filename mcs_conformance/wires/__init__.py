@@ -35,8 +35,9 @@ from mcs_conformance.wires._features import (ALWAYS_ASKED, asks, Feature, FEATUR
                                              MAX_TOKENS, QUIRK_FEATURES)
 from mcs_conformance.wires._request_check import request_mismatch
 from mcs_conformance.wires._requests import (case_features, case_request, drawable_quirks,
-                                             features_of, CODE_EXECUTION_CALLER, PROGRAMMATIC_BETA, Requestable,
-                                             shape_options, tool_definition)
+                                             CODE_EXECUTION_CALLER, features_of,
+                                             PROGRAMMATIC_BETA, Requestable, shape_options,
+                                             tool_definition)
 from mcs_conformance.wires._spellings import (spelled, spelling_choices, Spelling, SPELLINGS,
                                               spellings_of)
 from mcs_conformance.wires._tokens import token_deltas, tokenize
@@ -58,7 +59,8 @@ __all__ = [
     "SERVER_PROFILES", "OftenQuirks", "ServerProfile", "body_quirk_sets", "parse_server",
     "without_quirks",
     # the request a case needs: features a client declares, what it is told, the check
-    "ALWAYS_ASKED", "CODE_EXECUTION_CALLER", "FEATURES", "Feature", "MAX_TOKENS", "PROGRAMMATIC_BETA", "QUIRK_FEATURES",
+    "ALWAYS_ASKED", "CODE_EXECUTION_CALLER", "FEATURES", "Feature", "MAX_TOKENS",
+    "PROGRAMMATIC_BETA", "QUIRK_FEATURES",
     "Requestable", "asks", "case_features", "case_request", "drawable_quirks", "features_of",
     "granted", "request_mismatch", "shape_options", "tool_definition",
     # a wire's chunks as an HTTP body

@@ -19,8 +19,8 @@ from mcs_conformance.wires._features import (ALWAYS_ASKED, ANTHROPIC_CITATION_FE
 from mcs_conformance.wires._quirks import OftenQuirks, QUIRKS
 from mcs_conformance.wires._registry import NATIVE_WIRES
 
-__all__ = ["CODE_EXECUTION_CALLER", "PROGRAMMATIC_BETA", "Requestable", "case_features", "case_request",
-           "drawable_quirks", "features_of", "shape_options", "tool_definition"]
+__all__ = ["CODE_EXECUTION_CALLER", "PROGRAMMATIC_BETA", "Requestable", "case_features",
+           "case_request", "drawable_quirks", "features_of", "shape_options", "tool_definition"]
 
 _CHAT, _ANTHROPIC, _RESPONSES, _GEMINI, _BEDROCK, _OLLAMA = (
     "openai-chat", "anthropic-messages", "openai-responses", "gemini", "bedrock-converse",
@@ -37,7 +37,8 @@ THINKING_BUDGET = 1024  # the budget_tokens a case with thinking tells the clien
 #: container and called a tool (`FOLLOWED_CALL`); the client sends its result back, and the
 #: answer may come whole in `message_start` (the recorded second stream).
 FOLLOWED_CONTAINER = "container_011CWHmcsConformanceCase1"
-FOLLOWED_CODE, FOLLOWED_CALL = "srvtoolu_01McsConformanceCode00001", "toolu_01McsConformanceCall000001"
+FOLLOWED_CODE = "srvtoolu_01McsConformanceCode00001"
+FOLLOWED_CALL = "toolu_01McsConformanceCall000001"
 
 
 class Requestable(frozenset):
@@ -283,7 +284,8 @@ def _anthropic(case: Case) -> tuple[set, Needs]:
             "betas": [PROGRAMMATIC_BETA], "native_tools": [ANTHROPIC_TOOLS["code_execution"]],
             "allowed_callers": [CODE_EXECUTION_CALLER]}
     if "prefilled-message-start" in case.quirks:
-        needs["programmatic_follow_up"] = {"follow_up": _follow_up(sorted(names) or ["get_weather"])}
+        followed = _follow_up(sorted(names) or ["get_weather"])
+        needs["programmatic_follow_up"] = {"follow_up": followed}
     servers = sorted({block["name"] for block in blocks if block.get("type") == "server_tool_use"})
     for name in servers:
         feature = ANTHROPIC_SERVER_TOOL_FEATURES[name]

@@ -44,7 +44,7 @@ def messages_of(base_url, request):
     client = anthropic.Anthropic(api_key="sk-mcs", base_url=base_url, max_retries=0)
     options = {"model": "claude-sonnet-4-5", "max_tokens": request.get("max_tokens", 4096),
                "messages": prompt_of(request)}
-    callers = {"allowed_callers": request["allowed_callers"]} if "allowed_callers" in request else {}
+    callers = {key: request[key] for key in ("allowed_callers",) if key in request}
     tools = [{"name": name, "description": description, "input_schema": parameters, **callers}
              for name, description, parameters in tools_of(request)]
     tools += request.get("native_tools", ())

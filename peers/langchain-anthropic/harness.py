@@ -15,8 +15,9 @@ from _langchain import PROMPT, summed_calls, summed_stream, with_tools
 #   `betas=[...]`, the code execution tool and tools in Anthropic's format with
 #   `allowed_callers` (AnthropicTool, which `convert_to_anthropic_tool` passes through);
 # programmatic_follow_up: the `container` field, and the told history as LangChain messages
-#   (an AIMessage holding the content blocks, a ToolMessage for each tool_result); max_tokens: `max_tokens` (the told N, else 4096); stop_sequences:
-#   `stop_sequences` (alias `stop`);
+#   (an AIMessage holding the content blocks, a ToolMessage for each tool_result);
+# max_tokens: `max_tokens` (the told N, else 4096); stop_sequences: `stop_sequences` (alias
+#   `stop`);
 # web_search, web_fetch, code_execution, tool_search: the server tool's dict in
 #   `bind_tools`, which sends a built-in tool unchanged (`_is_builtin_tool`: the
 #   web_search_, web_fetch_, code_execution_ and tool_search_ types; it adds the beta a
