@@ -19,6 +19,8 @@ const {createAnthropic} = requirePeer(__dirname, '@ai-sdk/anthropic');
 // web_search, web_fetch, code_execution, tool_search: `anthropic.tools.webSearch_20250305`,
 //   `webFetch_20250910`, `codeExecution_20250825`, `toolSearchRegex_20251119` /
 //   `toolSearchBm25_20251119`, under the names their blocks carry.
+// Not declared yet: programmatic_follow_up (this harness does not write the history's
+//   `server_tool_use` and caller-bearing `tool_use` as AI SDK message parts).
 // Left out: citations (a file part with `providerOptions.anthropic.citations` writes a text
 //   or a PDF document, but no document with a `content` source, whose
 //   `content_block_location` citations the feature serves too); search_results (no part or
