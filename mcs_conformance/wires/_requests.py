@@ -276,14 +276,19 @@ def _anthropic(case: Case) -> tuple[set, Needs]:
     if any(block.get("type") in ("thinking", "redacted_thinking") for block in blocks) \
             or "empty-thinking-delta" in case.quirks:
         needs["thinking"] = {"thinking": {"budget_tokens": THINKING_BUDGET}}
-    if case.quirks & {"whole-input-at-start", "prefilled-message-start"} or any(
+    # a follow-up answered whole in message_start, read from the events (a stream cut or
+    # ended in an error keeps the shape, not always the quirk's name)
+    prefilled = "prefilled-message-start" in case.quirks or any(
+        (chunk.get("message") or {}).get("content") for chunk in case.chunks
+        if isinstance(chunk, dict) and chunk.get("type") == "message_start")
+    if prefilled or "whole-input-at-start" in case.quirks or any(
             "tool_id" in (block.get("caller") or {}) for block in blocks):
         # the request of Anthropic's recorded programmatic stream: the beta, the code
         # execution tool, and function tools its code may call
         needs["programmatic_tool_calling"] = {
             "betas": [PROGRAMMATIC_BETA], "native_tools": [ANTHROPIC_TOOLS["code_execution"]],
             "allowed_callers": [CODE_EXECUTION_CALLER]}
-    if "prefilled-message-start" in case.quirks:
+    if prefilled:
         followed = _follow_up(sorted(names) or ["get_weather"])
         needs["programmatic_follow_up"] = {"follow_up": followed}
     servers = sorted({block["name"] for block in blocks if block.get("type") == "server_tool_use"})
