@@ -22,6 +22,7 @@ __all__ = ["FormatCodec", "Found", "JSON_STRING", "MAX_NAME", "OBJECT_HEAD", "Un
            "arguments_call", "arguments_value", "decode_at", "decode_key", "decode_value", "dumps",
            "encode_key", "encode_value", "escape_markers", "from_value", "is_plain", "is_word",
            "last_name", "loads", "name_allowed", "name_of", "object_end", "raw_decode", "records_as_json_lines",
+           "refused_end",
            "result_json_text", "result_object", "result_text", "result_value", "skip_ws", "strip_one_newline",
            "vetted", "visible_name", "without_spans", "writes_raw"]
 
@@ -38,6 +39,7 @@ _NAME_VALUE = re.compile(r'"name"\s*:\s*("(?:[^"\\\n]|\\.){0,256}")')
 
 
 _DECODER = FINITE_JSON  # NaN, Infinity and 1e400 raise: no tool can be given them
+_LENIENT = json.JSONDecoder()  # reads them: only to find where a refused value ends
 _WINDOW = 1 << 12  # decode first within this many characters (see `raw_decode`)
 _MARGIN = 16  # a literal or escape cut by the window fails this close to its end
 
@@ -61,7 +63,7 @@ class Unreadable(Exception):
         self.msg, self.pos = msg, pos
 
 
-def raw_decode(text: str, pos: int) -> tuple[Any, int]:
+def raw_decode(text: str, pos: int, decoder: json.JSONDecoder = _DECODER) -> tuple[Any, int]:
     """`raw_decode` at `pos`, where a syntax error costs O(window), not O(pos).
 
     The decoder's error counts the lines before the error from the start of the text, which
@@ -73,13 +75,13 @@ def raw_decode(text: str, pos: int) -> tuple[Any, int]:
     stop = pos + _WINDOW
     whole = stop >= len(text)
     try:
-        value, end = _DECODER.raw_decode(text[pos:stop])
+        value, end = decoder.raw_decode(text[pos:stop])
         return value, pos + end
     except json.JSONDecodeError as exc:
         if whole or (exc.pos < _WINDOW - _MARGIN and not exc.msg.startswith("Unterminated")):
             raise Unreadable(exc.msg, pos + exc.pos) from None
     try:
-        return _DECODER.raw_decode(text, pos)
+        return decoder.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
         raise Unreadable(exc.msg, exc.pos) from None
 
@@ -99,6 +101,21 @@ def object_end(text: str, start: int) -> int:
     return len(text)
 
 
+def refused_end(text: str, pos: int) -> int:
+    """Where reading goes on after the value at `pos` was refused for what it holds (NaN,
+    Infinity, a number a double cannot hold): after it when it is whole JSON otherwise, at
+    its syntax error when it is not (a call written after `{"a": NaN` is still read), after
+    its braces when even a lenient decoder cannot read it."""
+    try:
+        return raw_decode(text, pos, _LENIENT)[1]
+    except Unreadable as exc:
+        if exc.pos >= len(text) or exc.msg.startswith("Unterminated"):
+            return len(text)
+        return max(exc.pos, pos + 1)
+    except (RecursionError, ValueError):
+        return object_end(text, pos)
+
+
 def decode_at(text: str, pos: int) -> tuple[Any, int, str | None]:
     """(value, end, None) for the JSON value at `pos`, or (None, stop, why) when it cannot be
     read; `stop` is where reading may go on."""
@@ -108,9 +125,10 @@ def decode_at(text: str, pos: int) -> tuple[Any, int, str | None]:
         if exc.pos >= len(text) or exc.msg.startswith("Unterminated"):
             return None, len(text), "unterminated"
         return None, max(exc.pos, pos + 1), f"not valid JSON: {exc.msg}"
-    except (RecursionError, ValueError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        return None, object_end(text, pos), f"not readable: {reason}"
+    except RecursionError:
+        return None, object_end(text, pos), "not readable: nested too deeply"
+    except ValueError as exc:
+        return None, refused_end(text, pos), f"not readable: {exc}"
     return value, end, None
 
 

@@ -15,8 +15,8 @@ import re
 from typing import Any, Iterable
 
 from ._format_base import (JSON_STRING, OBJECT_HEAD, Unreadable, arguments_call, arguments_value,
-                           is_plain, name_allowed, object_end, raw_decode, result_object, vetted,
-                           without_spans)
+                           is_plain, name_allowed, object_end, raw_decode, refused_end,
+                           result_object, vetted, without_spans)
 from .calls import ExtractedCall, ToolCallRecord
 from .name_tracker import MORE as _MORE
 from .name_tracker import NameTracker
@@ -235,8 +235,9 @@ class JsonCodec(_Codec):
                     pos = find("{", stop)
                 continue
             except (RecursionError, ValueError) as exc:  # nested too deeply, number too long
-                end = object_end(text, pos)
-                reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+                deep = isinstance(exc, RecursionError)
+                end = object_end(text, pos) if deep else refused_end(text, pos)
+                reason = "nested too deeply" if deep else str(exc)
                 broken = self._broken(text, pos, end, f"not readable: {reason}")
                 if broken is not None:
                     calls.append((pos, end, broken))

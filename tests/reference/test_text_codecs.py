@@ -362,6 +362,7 @@ HOSTILE = [
     ("", "<tool_call>{", 20_000, ""),
     ('<tool_call>{"name": "', "x", 100_000, ""),
     ("<tool_call>\n", " ", 100_000, "{"),
+    ("", '{"a": NaN', 30_000, '"tool"'),
 ]
 
 
@@ -395,6 +396,16 @@ def test_the_growth_measure_catches_quadratic_work(linear):
 
     with pytest.raises(AssertionError, match="cost grew"):
         linear(rescan, 20_000)
+
+
+def test_a_call_after_an_object_refused_for_nan_is_read():
+    """`{"a": NaN` in the prose is refused (no JSON a tool can be given) and never closes:
+    reading goes on at its syntax error, so the call written after it is not lost (found by
+    test_decode_of_encode_is_the_calls_inside_any_prose)."""
+    call = ExtractedCall("get_weather", {})
+    assert JsonCodec().decode('{"a": NaN' + JsonCodec().encode([call])) == [call]
+    [refused] = JsonCodec().decode('{"tool": "f", "arguments": {"x": NaN}} after')
+    assert refused.name == "f" and "NaN is not JSON" in refused.error
 
 
 def test_hostile_calls_are_error_calls_not_crashes():
