@@ -7,6 +7,7 @@ misses still fails a test.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -314,3 +315,14 @@ def test_a_programmatic_case_needs_the_whole_request_anthropic_recorded_it_for()
                                      for tool in body["tools"]]}
     assert re.search(r"does not list code_execution_20250825 in allowed_callers",
                      request_mismatch("anthropic-messages", told, direct_only, _headers(told)))
+
+
+def test_a_prefilled_message_start_is_read_from_the_events_not_the_quirk_name():
+    """An error or truncated stream keeps a `message_start` prefilled with calls but not
+    always the quirk's name: the case still needs the follow-up request."""
+    declared = Requestable(QUIRKS, {"programmatic_tool_calling", "programmatic_follow_up"})
+    served = _first("anthropic-messages", declared,
+                    TIED["anthropic-messages"]["programmatic_follow_up"])
+    unnamed = dataclasses.replace(served.case, quirks=frozenset())
+    assert "programmatic_follow_up" in case_features(unnamed)
+    assert case_request(unnamed)["follow_up"]["container"]
