@@ -1,18 +1,17 @@
 """The kit proves its power: it flags every deliberately broken strategy in `tests/broken/`
 with the clause that names its bug, and it passes every reference strategy.
 
-Each run is a user's run (`pytest --mcs-strategy=...` through pytester): a broken strategy
-against the clause that names its bug at the default profile (`dev`, with a fixed seed), in
-a process of its own, and a reference strategy against the whole catalogue, in process, at
-the same profile: the reference's own property tests (tests/reference/) are where its
-correctness is drawn for long; here each clause is shown to run on it and pass.
-These are the slow tests of the suite; run them with `-n 2` or more.
+Each run is a user's run (`pytest --mcs-strategy=...` through pytester, in process): a
+broken strategy against the clause that names its bug at the default profile (`dev`, with a
+fixed seed), and a reference strategy against the whole catalogue at the same profile: the
+reference's own property tests (tests/reference/) are where its correctness is drawn for
+long; here each clause is shown to run on it and pass. Runs in a process of their own, as
+from a terminal, are shown by tests/kit/test_plugin_*.py and the docs' pages.
 """
 from __future__ import annotations
 
 import importlib
 import inspect
-import os
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -44,7 +43,7 @@ def clause_reports(result: pytest.RunResult) -> dict[str, tuple[str, dict, str]]
 
 
 def junit_reports(path: Path) -> dict[str, tuple[str, dict, str]]:
-    """The same from the JUnit XML of a run in another process."""
+    """The same from a run's JUnit XML, as a user's CI reads it."""
     found = {}
     for case in ElementTree.parse(path).iter("testcase"):
         props = {prop.get("name"): prop.get("value") for prop in case.iter("property")}
@@ -84,24 +83,17 @@ def test_broken_strategy_is_one_bent_reference(pytester: pytest.Pytester, module
 
 # -- the kit flags each one ------------------------------------------------------------------
 @pytest.mark.parametrize("module", BROKEN)
-def test_kit_flags_broken_strategy(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                                   module: str):
+def test_kit_flags_broken_strategy(pytester: pytest.Pytester, module: str):
     broken = load_broken(pytester, module)
     target = f"broken.{module}:{broken.STRATEGY}"
     clause = broken.CAUGHT_BY
 
-    # The default profile (dev: 40 examples), as a user first runs the kit, from a terminal:
-    # a process of its own, with a fixed seed. In this one, Hypothesis would also draw from
-    # the constants of every test module the suite imported, so what seed 0 draws would
-    # hang on the rest of the suite (one such pool missed type_error_without_index on seed
-    # 0 alone, of seeds 0 to 199; benchmarks/power.py measures the rates).
-    # Only the kit's plugin, as certify loads it: every installed one more than doubled this.
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [
-        str(TESTS), os.environ.get("PYTHONPATH")])))
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    # The default profile (dev: 40 examples), with a fixed seed, in process: tests/conftest.py
+    # keeps Hypothesis from mixing the constants of the modules imported so far into the
+    # draws, so what seed 0 draws does not hang on the rest of the suite.
     junit = pytester.path / "junit.xml"
-    result = pytester.runpytest_subprocess(
-        "-p", "mcs_conformance.plugin", "-p", "no:cacheprovider", f"--junitxml={junit}",
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", f"--junitxml={junit}",
         f"--mcs-strategy={target}", f"--mcs-clause={clause}", "--mcs-seed=0")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
