@@ -15,8 +15,8 @@ IDENTITY = {"environment": {"hypothesis": "x"}, "kit": "k", "profile": "dev", "s
 
 #: Seconds a cell may go without a line from its worker. The hung cell waits all of them;
 #: the hermes cell, with its fresh worker's start, took 1.2 s beside two busy loops on a
-#: 2-core machine: ten times that is room for a loaded CI.
-HUNG_AFTER = 12
+#: 2-core machine: five times that is room for a loaded CI.
+HUNG_AFTER = 6
 
 
 def test_a_hung_or_broken_cell_loses_no_other(monkeypatch):
