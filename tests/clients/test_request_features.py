@@ -339,8 +339,9 @@ def test_a_prefilled_message_start_is_read_from_the_events_not_the_quirk_name():
     """An error or truncated stream keeps a `message_start` prefilled with calls but not
     always the quirk's name: the case still needs the follow-up request."""
     declared = Requestable(QUIRKS, {"programmatic_tool_calling", "programmatic_follow_up"})
-    served = _first("anthropic-messages", declared,
-                    TIED["anthropic-messages"]["programmatic_follow_up"])
+    served = find(streams("anthropic-messages", declared, min_calls=1, cut=False),
+                  lambda served: TIED["anthropic-messages"]["programmatic_follow_up"](served.case),
+                  settings=FIRST)  # whole streams: the shape needs a stream not cut short
     unnamed = dataclasses.replace(served.case, quirks=frozenset())
     assert "programmatic_follow_up" in case_features(unnamed)
     assert case_request(unnamed)["follow_up"]["container"]
