@@ -40,8 +40,8 @@ def node_harness() -> str:
     with open(Path(tempfile.gettempdir()) / "mcs-node-openai-npm-ci.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers: one installs, the others wait
         if not (NODE_DIR / "node_modules" / "openai").is_dir():
-            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True,
-                           capture_output=True, timeout=300)
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--prefer-offline"],
+                           cwd=NODE_DIR, check=True, capture_output=True, timeout=300)
     return NODE_HARNESS
 
 
