@@ -2,8 +2,11 @@
 noisy; speed is measured by benchmarks/, never by timed tests), derandomized under CI so
 a red build can be rerun as it was."""
 import gc
+import importlib.util
 import os
+import shutil
 import sys
+import sysconfig
 import time
 from pathlib import Path
 from typing import Callable
@@ -28,6 +31,38 @@ def _keep_bytecode() -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = prefix
     sys.pycache_prefix, sys.dont_write_bytecode = prefix, False
+    _link_installed_bytecode(Path(prefix))
+
+
+def _link_installed_bytecode(prefix: Path) -> None:
+    """Python reads bytecode only under the prefix once it is set, so in a fresh clone each
+    xdist worker compiled the standard library and the installed packages again (7 s each,
+    before its first test), though Python and pip had left their bytecode beside them.
+    That bytecode is linked in, once per cache: it is checked against its source as ever."""
+    done = prefix / "installed-bytecode-linked"
+    if done.exists():
+        return
+    suffix = f".{sys.implementation.cache_tag}.pyc"
+    roots = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    for root in sorted(roots):
+        for folder, _, names in os.walk(root):
+            if os.path.basename(folder) != "__pycache__":
+                continue
+            for name in names:
+                if not name.endswith(suffix) or name.count(".") != 2:  # not an optimized one
+                    continue
+                source = os.path.join(os.path.dirname(folder), name[:-len(suffix)] + ".py")
+                target = Path(importlib.util.cache_from_source(source))
+                if target.exists() or not os.path.exists(source):
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(os.path.join(folder, name), target)
+                except FileExistsError:
+                    pass  # another process linked it first
+                except OSError:  # another file system
+                    shutil.copy2(os.path.join(folder, name), target)
+    done.touch()
 
 
 _keep_bytecode()
