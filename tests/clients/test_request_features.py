@@ -32,7 +32,7 @@ from mcs_conformance.wires import (ALWAYS_ASKED, CODE_EXECUTION_CALLER, FEATURES
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = settings(max_examples=120, database=None, deadline=None,
                  suppress_health_check=list(HealthCheck))
-FIRST = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.generate],
+FIRST = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
                  suppress_health_check=list(HealthCheck))
 
 
@@ -164,14 +164,20 @@ def test_a_client_declaring_no_feature_is_never_served_a_tied_shape(wire):
     served()
 
 
+def _whole_streams(wire: str, quirks: frozenset | None) -> st.SearchStrategy:
+    """Where a tied shape is looked for: whole streams hold every one (a prefilled
+    `message_start` only those), while a shape is kept from a client in every situation."""
+    return streams(wire, quirks, cut=False)
+
+
 def _first(wire: str, quirks: frozenset | None, holds: Callable):
     """The first served stream (unshrunk) whose case holds the shape."""
-    return find(_every_situation(wire, quirks), lambda served: holds(served.case), settings=FIRST)
+    return find(_whole_streams(wire, quirks), lambda served: holds(served.case), settings=FIRST)
 
 
 def _firsts(wire: str, quirks: frozenset | None, shapes: dict[str, Callable]) -> dict:
-    """feature -> the first served stream holding its shape, found in one pass over the
-    draws `_first` makes (derandomized, the same for every shape of one selection)."""
+    """feature -> the first served stream holding its shape, each found within the first
+    draws `_first` would make, in one pass for every shape."""
     found = {}
 
     def holds_every_shape(served) -> bool:
@@ -180,7 +186,7 @@ def _firsts(wire: str, quirks: frozenset | None, shapes: dict[str, Callable]) ->
         return len(found) == len(shapes)
 
     with contextlib.suppress(NoSuchExample):
-        find(_every_situation(wire, quirks), holds_every_shape, settings=FIRST)
+        find(_whole_streams(wire, quirks), holds_every_shape, settings=FIRST)
     return found
 
 
@@ -341,7 +347,7 @@ def test_a_prefilled_message_start_is_read_from_the_events_not_the_quirk_name():
     declared = Requestable(QUIRKS, {"programmatic_tool_calling", "programmatic_follow_up"})
     served = find(streams("anthropic-messages", declared, min_calls=1, cut=False),
                   lambda served: TIED["anthropic-messages"]["programmatic_follow_up"](served.case),
-                  settings=FIRST)  # whole streams: the shape needs a stream not cut short
+                  settings=FIRST)  # the shape: a stream whose message is all calls
     unnamed = dataclasses.replace(served.case, quirks=frozenset())
     assert "programmatic_follow_up" in case_features(unnamed)
     assert case_request(unnamed)["follow_up"]["container"]
