@@ -43,27 +43,29 @@ def _link_installed_bytecode(prefix: Path) -> None:
     done = prefix / "installed-bytecode-linked"
     if done.exists():
         return
-    suffix = f".{sys.implementation.cache_tag}.pyc"
+    suffix = f".{sys.implementation.cache_tag}.pyc"  # the plain one: no .opt-1, no .opt-2
     roots = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     for root in sorted(roots):
         for folder, _, names in os.walk(root):
             if os.path.basename(folder) != "__pycache__":
                 continue
+            # where Python looks for it: the prefix, then the source's folder, absolute
+            mirror = os.path.dirname(importlib.util.cache_from_source(
+                os.path.join(os.path.dirname(folder), "x.py")))
+            os.makedirs(mirror, exist_ok=True)
             for name in names:
-                if not name.endswith(suffix) or name.count(".") != 2:  # not an optimized one
-                    continue
-                source = os.path.join(os.path.dirname(folder), name[:-len(suffix)] + ".py")
-                target = Path(importlib.util.cache_from_source(source))
-                if target.exists() or not os.path.exists(source):
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    os.link(os.path.join(folder, name), target)
-                except FileExistsError:
-                    pass  # another process linked it first
-                except OSError:  # another file system
-                    shutil.copy2(os.path.join(folder, name), target)
+                if name.endswith(suffix) and name.count(".") == 2:
+                    _link(os.path.join(folder, name), os.path.join(mirror, name))
     done.touch()
+
+
+def _link(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        pass  # linked before, or compiled there since
+    except OSError:  # another file system
+        shutil.copy2(source, target)
 
 
 _keep_bytecode()
