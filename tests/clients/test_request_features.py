@@ -32,8 +32,8 @@ from mcs_conformance.wires import (ALWAYS_ASKED, CODE_EXECUTION_CALLER, FEATURES
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = settings(max_examples=120, database=None, deadline=None,
                  suppress_health_check=list(HealthCheck))
-FIRST = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
-                 suppress_health_check=list(HealthCheck))
+FIRST = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.generate],
+                 derandomize=True, suppress_health_check=list(HealthCheck))
 
 
 def _dicts(value: Any) -> Iterator[dict]:
