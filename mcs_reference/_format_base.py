@@ -101,6 +101,16 @@ def object_end(text: str, start: int) -> int:
     return len(text)
 
 
+def _unterminated(exc: Unreadable, text: str) -> bool:
+    return exc.pos >= len(text) or exc.msg.startswith("Unterminated")
+
+
+def _resume_after(exc: Unreadable, text: str, pos: int) -> int:
+    """Where reading goes on after a syntax error in the value at `pos`: at the error, or
+    at the end when the value never ends."""
+    return len(text) if _unterminated(exc, text) else max(exc.pos, pos + 1)
+
+
 def refused_end(text: str, pos: int) -> int:
     """Where reading goes on after the value at `pos` was refused for what it holds (NaN,
     Infinity, a number a double cannot hold): after it when it is whole JSON otherwise, at
@@ -109,9 +119,7 @@ def refused_end(text: str, pos: int) -> int:
     try:
         return raw_decode(text, pos, _LENIENT)[1]
     except Unreadable as exc:
-        if exc.pos >= len(text) or exc.msg.startswith("Unterminated"):
-            return len(text)
-        return max(exc.pos, pos + 1)
+        return _resume_after(exc, text, pos)
     except (RecursionError, ValueError):
         return object_end(text, pos)
 
@@ -122,9 +130,8 @@ def decode_at(text: str, pos: int) -> tuple[Any, int, str | None]:
     try:
         value, end = raw_decode(text, pos)
     except Unreadable as exc:
-        if exc.pos >= len(text) or exc.msg.startswith("Unterminated"):
-            return None, len(text), "unterminated"
-        return None, max(exc.pos, pos + 1), f"not valid JSON: {exc.msg}"
+        why = "unterminated" if _unterminated(exc, text) else f"not valid JSON: {exc.msg}"
+        return None, _resume_after(exc, text, pos), why
     except RecursionError:
         return None, object_end(text, pos), "not readable: nested too deeply"
     except ValueError as exc:
