@@ -119,6 +119,15 @@ def share_hypothesis_caches(folder: Path) -> None:
             link.symlink_to(REPOSITORY_CACHE / name, target_is_directory=True)
 
 
+# -- what the suite keeps to the end, set aside from the garbage collector ----------------
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Collection built every test module, item and parametrization, and all of it lives to
+    the end of the run. Frozen (gc.freeze), it is no longer walked by each full collection:
+    a third of the 15 s a worker spent collecting garbage."""
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _pytester_shares_hypothesis_caches(request: pytest.FixtureRequest) -> None:
     if "pytester" in request.fixturenames:

@@ -57,10 +57,9 @@ def test_the_floor_table_holds_each_wire_to_its_target(monkeypatch):
 @pytest.fixture
 def frozen_heap():
     """The benchmark collects garbage before each timing, in its own small process; here the
-    objects the suite made so far are set aside (gc.freeze), or each collection walks them."""
+    objects the suite made since its collection are set aside too (gc.freeze; tests/conftest.py
+    froze the rest), or each collection walks them. They stay frozen, as the rest does."""
     gc.freeze()
-    yield
-    gc.unfreeze()
 
 
 def test_the_floor_costs_are_measured_for_every_wire(frozen_heap):

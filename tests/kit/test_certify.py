@@ -286,6 +286,7 @@ def test_a_certification_freezes_what_is_loaded_and_leaves_the_collector_as_foun
     seen, main_ = [], module.pytest.main
     monkeypatch.setattr(module.pytest, "main", lambda *a, **k: (
         seen.append(gc.get_freeze_count()), main_(*a, **k))[1])
+    gc.unfreeze()  # what the suite froze after its collection (tests/conftest.py)
     if caller_froze:
         gc.freeze()
     before = gc.get_freeze_count()
@@ -294,7 +295,7 @@ def test_a_certification_freezes_what_is_loaded_and_leaves_the_collector_as_foun
                                            clauses=("reassembly.done",)))
         after = gc.get_freeze_count()
     finally:
-        gc.unfreeze()
+        gc.freeze()  # as the suite keeps it
     assert [r.verdict for r in report.results] == ["passed"]
     if caller_froze:  # theirs still frozen (a frozen object can still die, or come back)
         assert seen[0] > before * 0.9 and after > before * 0.9
