@@ -15,8 +15,14 @@ sys.path.insert(0, str(ROOT / "docs"))
 import gen_api  # noqa: E402
 import gen_house  # noqa: E402
 
-MODULES = gen_house.import_graph()
 MAX_LINES = 600
+
+
+@pytest.fixture(scope="module")
+def modules() -> dict:
+    """The import graph: parsing every source costs half a second, paid by the worker that
+    runs these tests, not by every worker at collection."""
+    return gen_house.import_graph()
 
 
 def _rank(module: str) -> int:
@@ -27,21 +33,21 @@ def _is_private(module: str) -> bool:
     return any(part.startswith("_") and part != "__init__" for part in module.split("."))
 
 
-def test_no_import_circles():
-    assert gen_house.cycles(MODULES) == []
+def test_no_import_circles(modules):
+    assert gen_house.cycles(modules) == []
 
 
-def test_layers_point_down():
+def test_layers_point_down(modules):
     upward = [f"{m.name}:{line} imports {target}"
-              for m in MODULES.values() if m.name != "mcs_conformance"
+              for m in modules.values() if m.name != "mcs_conformance"
               for target, line, *_ in m.imports
               if gen_house.subsystem(target) != "kit" and _rank(target) > _rank(m.name)]
     assert upward == []
 
 
-def test_no_import_inside_a_function_but_for_optional_dependencies():
+def test_no_import_inside_a_function_but_for_optional_dependencies(modules):
     inner = []
-    for m in MODULES.values():
+    for m in modules.values():
         lines = m.path.read_text("utf-8").splitlines()
         for target, line, in_function, _ in m.imports:
             said = " ".join(lines[line - 1:line + 1])
@@ -50,10 +56,10 @@ def test_no_import_inside_a_function_but_for_optional_dependencies():
     assert inner == []
 
 
-def test_other_subsystems_are_reached_through_their_public_surface():
+def test_other_subsystems_are_reached_through_their_public_surface(modules):
     """Across subsystems a module imports a public module, and only names in its `__all__`."""
     reaches = []
-    for m in MODULES.values():
+    for m in modules.values():
         own = gen_house.subsystem(m.name)
         for target, line, _, names in m.imports:
             if gen_house.subsystem(target) in (own, "kit"):
@@ -70,19 +76,19 @@ def test_other_subsystems_are_reached_through_their_public_surface():
     assert reaches == []
 
 
-def test_no_module_over_600_lines():
-    assert {m.name: m.lines for m in MODULES.values() if m.lines > MAX_LINES} == {}
+def test_no_module_over_600_lines(modules):
+    assert {m.name: m.lines for m in modules.values() if m.lines > MAX_LINES} == {}
 
 
-def test_every_subsystem_says_what_it_owns_and_what_it_may_import():
-    packages = [m for m in MODULES.values() if m.is_package and m.name.count(".") == 1]
+def test_every_subsystem_says_what_it_owns_and_what_it_may_import(modules):
+    packages = [m for m in modules.values() if m.is_package and m.name.count(".") == 1]
     assert {m.name for m in packages} == {f"mcs_conformance.{layer}" for layer in gen_house.LAYERS
                                           if layer not in ("mcs_reference", "cli")}
     for m in packages:
         doc = ast.get_docstring(ast.parse(m.path.read_text("utf-8"))) or ""
         assert "May import:" in doc, m.name
         allowed = doc.split("May import:")[1]
-        for other in gen_house.layer_edges(MODULES).get(gen_house.subsystem(m.name), ()):
+        for other in gen_house.layer_edges(modules).get(gen_house.subsystem(m.name), ()):
             assert other in allowed, f"{m.name} imports {other} but its docstring does not say so"
 
 
@@ -98,7 +104,7 @@ def test_public_modules_list_their_names_and_the_api_page_documents_them():
             assert f"### `{item}`" in page, f"{name}.{item} is not in docs/api.md"
 
 
-@pytest.mark.parametrize("name", sorted(n for n, m in MODULES.items()
+@pytest.mark.parametrize("name", sorted(n for n in gen_house.find_modules()
                                         if not _is_private(n) and n not in ("mcs_conformance",)))
 def test_a_public_module_has_all(name):
     if name in ("mcs_conformance.cli",):  # the command line: `main` is its entry point
@@ -106,6 +112,6 @@ def test_a_public_module_has_all(name):
     assert hasattr(importlib.import_module(name), "__all__"), f"{name} has no __all__"
 
 
-def test_the_picture_of_the_house_is_the_measured_one():
-    assert gen_house.committed_block() == gen_house.house_markdown(MODULES), (
+def test_the_picture_of_the_house_is_the_measured_one(modules):
+    assert gen_house.committed_block() == gen_house.house_markdown(modules), (
         "docs/architecture.md's house differs: python docs/gen_house.py, and paste its block")
