@@ -271,7 +271,7 @@ def test_a_harness_that_cannot_start_is_tried_once_per_run(fake, pytester):
     clauses = ["client.calls", "client.text", "client.http-error", "client.truncated"]
     starts = pytester.path / "starts.log"
     result = pytester.runpytest(f"--mcs-harness={command(fake, 'silent')} {starts}",
-                                "--mcs-wire=openai-chat", "--mcs-timeout=3", "-p", "no:randomly",
+                                "--mcs-wire=openai-chat", "--mcs-timeout=2", "-p", "no:randomly",
                                 *[f"--mcs-clause={c}" for c in clauses])
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) + outcomes.get("errors", 0) == 4, outcomes
