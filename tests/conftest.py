@@ -1,10 +1,15 @@
 """Hypothesis settings for this project's own tests: no deadline (CI machines are shared and
 noisy; speed is measured by benchmarks/, never by timed tests), derandomized under CI so
 a red build can be rerun as it was."""
+import fcntl
+import functools
 import gc
+import hashlib
 import importlib.util
 import os
+import platform
 import shutil
+import subprocess
 import sys
 import sysconfig
 import time
@@ -152,6 +157,52 @@ def shared_run() -> Callable[..., pytest.RunResult]:
         return made[args]
 
     return run
+
+
+# -- Node environments, installed once per lockfile --------------------------------------
+# `npm ci` spends seconds unpacking tarballs (2.5 s for the anthropic SDK's 4 800 files), and
+# a fresh clone installs nine Node environments. As pnpm does, the tree npm installed for a
+# lockfile is kept in a store and hard-linked into each folder that asks for the same
+# lockfile again: a tenth of a second. Nothing may edit an installed package in place (no
+# peer is ever patched here); delete the store to start over.
+NODE_STORE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcs-conformance" / "node"
+
+
+@functools.lru_cache(maxsize=None)
+def _node_versions() -> str:
+    return " ".join(subprocess.run([tool, "--version"], capture_output=True, text=True,
+                                   check=True).stdout.strip() for tool in ("node", "npm"))
+
+
+def npm_ci(folder: Path, *options: str) -> None:
+    """`npm ci *options` in `folder` (its package.json and package-lock.json there), taken
+    from the store when npm installed the same files with the same options, Node and npm
+    before."""
+    pinned = [(folder / name).read_bytes() for name in ("package.json", "package-lock.json")]
+    key = hashlib.sha256(repr((pinned, options, _node_versions(), platform.machine(),
+                               sys.platform)).encode()).hexdigest()[:32]
+    kept = NODE_STORE / key
+    NODE_STORE.mkdir(parents=True, exist_ok=True)
+    with open(NODE_STORE / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers: one installs, the others wait
+        if not kept.is_dir():
+            partial = NODE_STORE / f"{key}.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir()
+            for name, content in zip(("package.json", "package-lock.json"), pinned):
+                (partial / name).write_bytes(content)
+            subprocess.run(["npm", "ci", *options], cwd=partial, check=True,
+                           capture_output=True, timeout=300)
+            partial.rename(kept)
+    shutil.rmtree(folder / "node_modules", ignore_errors=True)
+    shutil.copytree(kept / "node_modules", folder / "node_modules", symlinks=True,
+                    copy_function=_link)
+
+
+@pytest.fixture(scope="session")
+def node_install() -> Callable[..., None]:
+    """`npm_ci`, for the tests that run Node harnesses."""
+    return npm_ci
 
 
 # -- what a generator draws, robust to luck ----------------------------------------------

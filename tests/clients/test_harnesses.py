@@ -34,14 +34,13 @@ OPENAI_NPM = json.loads((NODE_DIR / "package.json").read_text())["dependencies"]
 
 
 @pytest.fixture(scope="module")
-def node_harness() -> str:
+def node_harness(node_install) -> str:
     """The Node harness command, its locked packages installed (`npm ci`) when missing."""
     assert shutil.which("node") and shutil.which("npm"), "node and npm are needed for the Node harness"
     with open(Path(tempfile.gettempdir()) / "mcs-node-openai-npm-ci.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers: one installs, the others wait
         if not (NODE_DIR / "node_modules" / "openai").is_dir():
-            subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--prefer-offline"],
-                           cwd=NODE_DIR, check=True, capture_output=True, timeout=300)
+            node_install(NODE_DIR, "--no-audit", "--no-fund", "--prefer-offline")
     return NODE_HARNESS
 
 

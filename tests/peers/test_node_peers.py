@@ -15,7 +15,6 @@ import filecmp
 import json
 import shlex
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -44,7 +43,7 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None or shutil.which("np
                                 reason="node and npm are not installed")
 
 
-def _install(peer: str) -> None:
+def _install(peer: str, node_install) -> None:
     """`npm ci` the peer's pinned package.json and lockfile into .peers/<peer>/ unless the
     lockfile installed there is already the pinned one."""
     source, env = PEERS / peer, ROOT / ".peers" / peer
@@ -56,8 +55,7 @@ def _install(peer: str) -> None:
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(source / name, env / name)
     # the lockfile pins each package and its hash: npm's cache needs no revalidation
-    subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"],
-                   cwd=env, check=True, capture_output=True, timeout=300)
+    node_install(env, "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline")
 
 
 def _served(wire: str) -> Served:
@@ -83,8 +81,8 @@ def test_every_node_peer_is_described_and_pinned():
 
 
 @pytest.mark.parametrize("peer", NODE_PEERS)
-def test_the_harness_starts_runs_each_wire_and_stops(peer):
-    _install(peer)
+def test_the_harness_starts_runs_each_wire_and_stops(peer, node_install):
+    _install(peer, node_install)
     described = json.loads((PEERS / peer / "peer.json").read_text())
     installed = json.loads((ROOT / ".peers" / peer / "node_modules" / described["library"]
                             / "package.json").read_text())["version"]
