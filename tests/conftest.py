@@ -182,7 +182,12 @@ def npm_ci(folder: Path, *options: str) -> None:
     key = hashlib.sha256(repr((pinned, options, _node_versions(), platform.machine(),
                                sys.platform)).encode()).hexdigest()[:32]
     kept = NODE_STORE / key
-    NODE_STORE.mkdir(parents=True, exist_ok=True)
+    try:
+        NODE_STORE.mkdir(parents=True, exist_ok=True)
+    except OSError:  # no writable home: install in place, as npm would
+        subprocess.run(["npm", "ci", *options], cwd=folder, check=True, capture_output=True,
+                       timeout=300)
+        return
     with open(NODE_STORE / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers: one installs, the others wait
         if not kept.is_dir():
