@@ -86,6 +86,8 @@ def test_the_harness_starts_runs_each_wire_and_stops(peer, node_install):
     described = json.loads((PEERS / peer / "peer.json").read_text())
     installed = json.loads((ROOT / ".peers" / peer / "node_modules" / described["library"]
                             / "package.json").read_text())["version"]
+    pinned = json.loads((PEERS / peer / "package.json").read_text())["dependencies"]
+    assert installed == pinned[described["library"]], f"{peer}: not the pinned {described['library']}"
     with ProviderServer() as server, harness_client(
             f"node {shlex.quote(str(PEERS / peer / described['harness']))}",
             timeout=60) as client:
