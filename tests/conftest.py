@@ -96,7 +96,9 @@ def _pin_local_constants() -> None:
         from hypothesis.internal.conjecture import providers
     except ImportError:  # pragma: no cover - a future Hypothesis may move it
         return
-    none = type(providers._get_local_constants())()
+    # its type from the empty pool it starts with: computing the pool read every local
+    # module's source (0.1 s a process, and Hypothesis warned of slow plugin code)
+    none = type(providers._local_constants)()
     providers._get_local_constants = lambda: none
     providers.CONSTANTS_CACHE.cache.clear()
 
