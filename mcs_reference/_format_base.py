@@ -11,8 +11,11 @@ as a JSON string literal).
 """
 from __future__ import annotations
 
+import io
 import json
 import re
+import tokenize
+from bisect import bisect_left
 from typing import Any, Iterable, NamedTuple
 
 from ._json import FINITE_JSON
@@ -21,7 +24,8 @@ from .calls import ExtractedCall, ToolCallRecord
 __all__ = ["FormatCodec", "Found", "JSON_STRING", "MAX_NAME", "OBJECT_HEAD", "Unreadable",
            "arguments_call", "arguments_value", "decode_at", "decode_key", "decode_value", "dumps",
            "encode_key", "encode_value", "escape_markers", "from_value", "is_plain", "is_word",
-           "last_name", "loads", "name_allowed", "name_of", "object_end", "raw_decode", "records_as_json_lines",
+           "last_name", "loads", "name_allowed", "name_of", "object_end", "PythonSource",
+           "python_source", "raw_decode", "records_as_json_lines",
            "refused_end",
            "result_json_text", "result_object", "result_text", "result_value", "skip_ws", "strip_one_newline",
            "vetted", "visible_name", "without_spans", "writes_raw"]
@@ -143,6 +147,57 @@ def loads(text: str) -> Any:
     """`json.loads` that refuses what is no JSON a tool can be given (see `_DECODER`):
     ValueError for NaN, Infinity and numbers a double cannot hold."""
     return _DECODER.decode(text)
+
+
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_STRING_ESCAPES = frozenset("\n\\'\"abfnrtv01234567xNuU")
+_BYTES_ESCAPES = _STRING_ESCAPES - frozenset("NuU")
+_STRING_PREFIX = re.compile(r"[A-Za-z]*")
+
+
+class PythonSource(NamedTuple):
+    """A Python expression a model wrote, made readable the same way whatever the warning
+    filters (`python_source`)."""
+    text: str  # what to parse
+    written: str  # what the model wrote
+    added: tuple[int, ...]  # the offsets in `text` of the backslashes added
+
+    def written_between(self, start: int, end: int) -> str:
+        """The model's own text of `text[start:end]`."""
+        before = bisect_left(self.added, start)
+        return self.written[start - before:end - bisect_left(self.added, end)]
+
+
+def python_source(written: str) -> PythonSource:
+    """`written` with each backslash that starts no escape doubled in its string literals.
+    Python keeps such a backslash ('C:\\path') with a warning, and under `-W error` reads the
+    same literal as a syntax error: doubled first, it reads as Python keeps it, whatever the
+    process's warning filters, and warns nothing."""
+    if "\\" not in written:
+        return PythonSource(written, written, ())
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(written).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return PythonSource(written, written, ())  # unreadable: the parse that follows says why
+    rows = [0] + [newline.end() for newline in re.finditer("\n", written)]  # tokenize's rows
+    pieces: list[str] = []
+    added: list[int] = []
+    done = length = 0  # `written` copied up to `done`, `length` characters out
+    for token in tokens:
+        prefix = _STRING_PREFIX.match(token.string).group().lower()
+        if token.type != tokenize.STRING or "\\" not in token.string or "r" in prefix:
+            continue
+        valid = _BYTES_ESCAPES if "b" in prefix else _STRING_ESCAPES
+        begin = rows[token.start[0] - 1] + token.start[1]
+        for escape in _ESCAPE.finditer(token.string):
+            if escape.group(1) not in valid:
+                at = begin + escape.start()
+                pieces += [written[done:at], "\\"]
+                length += at - done
+                added.append(length)
+                length += 1
+                done = at
+    return PythonSource("".join(pieces) + written[done:], written, tuple(added))
 
 
 def arguments_call(name: str, text: str, id: str | None = None) -> ExtractedCall:

@@ -14,10 +14,12 @@ import keyword
 import math
 import re
 import unicodedata
+from types import SimpleNamespace
 from typing import Any, Iterable
 
 from ._format_base import (OBJECT_HEAD, Found, FormatCodec, arguments_value, decode_at, dumps,
-                           from_value, is_plain, last_name, name_of, raw_decode,
+                           from_value, is_plain, last_name, name_of, PythonSource, python_source,
+                           raw_decode,
                            records_as_json_lines, result_json_text, result_value, skip_ws,
                            vetted, visible_name, without_spans)
 from .calls import ExtractedCall, ToolCallRecord
@@ -487,15 +489,16 @@ def _list_end(text: str, start: int) -> tuple[int, int]:
 
 def _python_calls(span: str, head: re.Match) -> list[ExtractedCall]:
     """The calls of a bracketed span opening `[name(`; [] when it is prose."""
+    source = python_source(span.strip())
     try:
-        tree = ast.parse(span.strip(), mode="eval").body
+        tree = ast.parse(source.text, mode="eval").body
     except _EVAL_ERRORS as exc:
         name = re.sub(r"\s", "", head.group(1))
         why = getattr(exc, "msg", None) or type(exc).__name__
         return [ExtractedCall(name, {}, None, f"tool call list is not valid Python: {why}", span)]
     if not isinstance(tree, ast.List):
         return []
-    return [_python_call(node, span) for node in tree.elts]
+    return [_python_call(node, source) for node in tree.elts]
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -507,9 +510,20 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
-def _python_call(node: ast.AST, span: str) -> ExtractedCall:
+def _written(source: PythonSource, node: ast.AST) -> str:
+    """The model's own text of a node parsed from `source.text`."""
+    segment = ast.get_source_segment(source.text, node) or ""
+    if not source.added:
+        return segment
+    before = SimpleNamespace(lineno=1, col_offset=0, end_lineno=node.lineno,
+                             end_col_offset=node.col_offset)
+    start = len(ast.get_source_segment(source.text, before) or "")
+    return source.written_between(start, start + len(segment))
+
+
+def _python_call(node: ast.AST, source: PythonSource) -> ExtractedCall:
     """One list element: `name(key=literal, ...)`; anything else is an error call."""
-    raw = ast.get_source_segment(span.strip(), node) or ""
+    raw = _written(source, node)
     name = _dotted(node.func) if isinstance(node, ast.Call) else None
     if name is None:
         return ExtractedCall("", {}, None, "list element is not a function call", raw)

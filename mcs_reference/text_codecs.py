@@ -15,8 +15,8 @@ import re
 from typing import Any, Iterable
 
 from ._format_base import (JSON_STRING, OBJECT_HEAD, Unreadable, arguments_call, arguments_value,
-                           is_plain, name_allowed, object_end, raw_decode, refused_end,
-                           result_object, vetted, without_spans)
+                           is_plain, name_allowed, object_end, python_source, raw_decode,
+                           refused_end, result_object, vetted, without_spans)
 from .calls import ExtractedCall, ToolCallRecord
 from .name_tracker import MORE as _MORE
 from .name_tracker import NameTracker
@@ -85,7 +85,10 @@ def _string_end(text: str, i: int, n: int, limit: int) -> Any:
 def _unquote(literal: str) -> str | None:
     """The value of a JSON (or, single-quoted, Python) string literal; None if invalid."""
     try:
-        value = json.loads(literal) if literal[0] == '"' else ast.literal_eval(literal)
+        if literal[0] == '"':
+            value = json.loads(literal)
+        else:
+            value = ast.literal_eval(python_source(literal).text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, str) else None
@@ -440,7 +443,8 @@ def _hermes_call(value: Any, raw: str) -> ExtractedCall:
 def _python_call(raw: str) -> ExtractedCall:
     """A body that is not JSON: a Python dict literal (Hermes-2-Pro), else an error call."""
     try:
-        value = ast.literal_eval(raw) if raw.startswith("{") and raw.endswith("}") else None
+        is_dict = raw.startswith("{") and raw.endswith("}")
+        value = ast.literal_eval(python_source(raw).text) if is_dict else None
         # allow_nan=False: a Python float such as 1e400 (inf) is no JSON a tool can be given
         value = json.loads(json.dumps(value, allow_nan=False)) if isinstance(value, dict) else None
     except _EVAL_ERRORS:

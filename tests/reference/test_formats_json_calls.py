@@ -1,6 +1,7 @@
 """The JSON-call and pythonic format codecs: Mistral (pre-v11, v11+), Llama 3 JSON, pythonic."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,23 @@ def test_pythonic_values_names_and_llama4_wrapping():
                         "opts": {"k": False}})]
     assert codec.content(text) == ""
     assert codec.decode("[get_weather()]") == [ExtractedCall("get_weather", {})]
+
+
+# -- a backslash Python keeps with a warning ----------------------------------------------
+@pytest.mark.parametrize("warnings_are", ["default", "error"])
+def test_a_backslash_that_starts_no_escape_reads_the_same_whatever_the_warning_filters(warnings_are):
+    """'C:\\pp': Python keeps the backslash with a warning, and under `-W error` (pytest's
+    `filterwarnings = error`, say) reads the same literal as a syntax error. The reading may not
+    hang on the process's filters, nor warn: a raw string is left as it is, and an error call
+    keeps the model's own text."""
+    text = r"[f(path='C:\pp', rx='\d+', raw=r'C:\pp', nl='a\nb'), g(1, path='C:\pp')]"
+    with warnings.catch_warnings():
+        warnings.simplefilter(warnings_are)
+        calls = PythonicCodec().decode(text)
+    assert calls[0] == ExtractedCall("f", {"path": "C:\\pp", "rx": "\\d+", "raw": "C:\\pp",
+                                           "nl": "a\nb"})
+    assert calls[1].error == "tool call arguments must be key=value"
+    assert calls[1].raw_arguments == r"g(1, path='C:\pp')"
 
 
 # -- malformed -> error calls --------------------------------------------------------------

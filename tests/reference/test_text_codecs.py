@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 from hypothesis import given, settings
@@ -252,6 +253,18 @@ def test_hermes_reads_every_real_world_variant():
     for text, expected in cases.items():
         assert codec.decode(text) == expected, text
         assert codec.peek_name(text) == expected[-1].name, text
+
+
+@pytest.mark.parametrize("warnings_are", ["default", "error"])
+def test_a_hermes_python_dict_with_a_stray_backslash_reads_the_same_whatever_the_warning_filters(
+        warnings_are):
+    """Python keeps the backslash of 'C:\\pp' with a warning, and under `-W error` reads a
+    syntax error: the same model text must not turn into a failed call there."""
+    text = "<tool_call>\n{'name': 'open', 'arguments': {'path': 'C:\\pp'}}\n</tool_call>"
+    with warnings.catch_warnings():
+        warnings.simplefilter(warnings_are)
+        calls = HermesCodec().decode(text)
+    assert calls == [ExtractedCall("open", {"path": "C:\\pp"})]
 
 
 def test_hermes_encode_is_canonical_json_in_tags():
