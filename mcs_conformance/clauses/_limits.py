@@ -6,6 +6,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from hypothesis import control as hypothesis_control
+
 __all__ = ["ClauseTimeout", "time_limit", "timeout_behind"]
 
 
@@ -24,7 +26,10 @@ def time_limit(seconds: float) -> Iterator[None]:
     The interrupt repeats until the block ends: one that strikes where Python ignores
     exceptions (a gc callback, a `__del__`) or where code swallows them is not the last.
     Leaving disarms it first, even when an interrupt lands during the cleanup itself, so
-    none can strike after the block (in pytest's own teardown).
+    none can strike after the block (in pytest's own teardown). An interrupt that lands as
+    Hypothesis enters a test case, after it marked the thread as inside `@given` and before
+    its `with` took hold, leaves that mark behind: every later `@given` of the thread would
+    fail as nested. Leaving puts the mark back as the block found it.
     """
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
@@ -37,6 +42,9 @@ def time_limit(seconds: float) -> Iterator[None]:
             raise ClauseTimeout(f"no result after {seconds:g} s")
 
     previous = signal.signal(signal.SIGALRM, interrupt)
+    # Hypothesis' own (private) mark of a thread inside `@given`; absent, nothing to restore
+    inside_given = getattr(hypothesis_control, "_current_build_context", None)
+    found = None if inside_given is None else inside_given.value
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds, min(seconds, REFIRE))
         yield
@@ -48,6 +56,8 @@ def time_limit(seconds: float) -> Iterator[None]:
                 continue
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if inside_given is not None:
+            inside_given.value = found
 
 
 def timeout_behind(exc: BaseException) -> ClauseTimeout | None:
