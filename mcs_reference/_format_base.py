@@ -182,7 +182,7 @@ def python_source(written: str) -> PythonSource:
     rows = [0] + [newline.end() for newline in re.finditer("\n", written)]  # tokenize's rows
     pieces: list[str] = []
     added: list[int] = []
-    done = length = 0  # `written` copied up to `done`, `length` characters out
+    done = 0  # `written` copied out up to here, with one backslash more per offset in `added`
     for token in tokens:
         prefix = _STRING_PREFIX.match(token.string).group().lower()
         if token.type != tokenize.STRING or "\\" not in token.string or "r" in prefix:
@@ -193,9 +193,7 @@ def python_source(written: str) -> PythonSource:
             if escape.group(1) not in valid:
                 at = begin + escape.start()
                 pieces += [written[done:at], "\\"]
-                length += at - done
-                added.append(length)
-                length += 1
+                added.append(at + len(added))
                 done = at
     return PythonSource("".join(pieces) + written[done:], written, tuple(added))
 
