@@ -167,7 +167,9 @@ def shared_run() -> Callable[..., pytest.RunResult]:
 # lockfile is kept in a store and hard-linked into each folder that asks for the same
 # lockfile again: a tenth of a second. Nothing may edit an installed package in place (no
 # peer is ever patched here); delete the store to start over.
-NODE_STORE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcs-conformance" / "node"
+CACHE_HOME = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+NODE_STORE = CACHE_HOME / "mcs-conformance" / "node"
+PINNED = ("package.json", "package-lock.json")
 
 
 @functools.lru_cache(maxsize=None)
@@ -176,19 +178,23 @@ def _node_versions() -> str:
                                    check=True).stdout.strip() for tool in ("node", "npm"))
 
 
+def _run_npm_ci(folder: Path, options: tuple[str, ...]) -> None:
+    subprocess.run(["npm", "ci", *options], cwd=folder, check=True, capture_output=True,
+                   timeout=300)
+
+
 def npm_ci(folder: Path, *options: str) -> None:
     """`npm ci *options` in `folder` (its package.json and package-lock.json there), taken
     from the store when npm installed the same files with the same options, Node and npm
     before."""
-    pinned = [(folder / name).read_bytes() for name in ("package.json", "package-lock.json")]
+    pinned = [(folder / name).read_bytes() for name in PINNED]
     key = hashlib.sha256(repr((pinned, options, _node_versions(), platform.machine(),
                                sys.platform)).encode()).hexdigest()[:32]
     kept = NODE_STORE / key
     try:
         NODE_STORE.mkdir(parents=True, exist_ok=True)
     except OSError:  # no writable home: install in place, as npm would
-        subprocess.run(["npm", "ci", *options], cwd=folder, check=True, capture_output=True,
-                       timeout=300)
+        _run_npm_ci(folder, options)
         return
     with open(NODE_STORE / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers: one installs, the others wait
@@ -196,10 +202,9 @@ def npm_ci(folder: Path, *options: str) -> None:
             partial = NODE_STORE / f"{key}.partial"
             shutil.rmtree(partial, ignore_errors=True)
             partial.mkdir()
-            for name, content in zip(("package.json", "package-lock.json"), pinned):
+            for name, content in zip(PINNED, pinned):
                 (partial / name).write_bytes(content)
-            subprocess.run(["npm", "ci", *options], cwd=partial, check=True,
-                           capture_output=True, timeout=300)
+            _run_npm_ci(partial, options)
             partial.rename(kept)
     shutil.rmtree(folder / "node_modules", ignore_errors=True)
     shutil.copytree(kept / "node_modules", folder / "node_modules", symlinks=True,
